@@ -1,0 +1,178 @@
+/*
+ * hsakmt-embedded extensions: what upstream libhsakmt lacks.
+ *
+ *  - hke_status_t: a status that keeps the errno (or the API reason) intact.
+ *  - hke_context: caller-owned state. No hidden globals; the hsaKmt* API in
+ *    hsakmt.h runs on one default context in static storage.
+ *  - hke_config: the platform to use, the diagnostics callback and policy
+ *    knobs that upstream reads from environment variables.
+ *
+ * Everything here is plain C so that firmware written in C can use it.
+ */
+#ifndef HSAKMT_HSAKMT_EMBEDDED_H_
+#define HSAKMT_HSAKMT_EMBEDDED_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hsakmt/hsakmt_platform.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Status: 0 is success. Otherwise the high 32 bits name a domain and the low
+ * 32 bits a code in that domain:
+ *   HKE_DOMAIN_API   - one of the HKE_STATUS_* reasons below;
+ *   HKE_DOMAIN_ERRNO - a Linux errno value returned by the platform or the
+ *                      kernel, unchanged.
+ */
+typedef uint64_t hke_status_t;
+
+#define HKE_DOMAIN_API 1u
+#define HKE_DOMAIN_ERRNO 2u
+
+#define HKE_OK ((hke_status_t)0)
+
+/* API reasons. The comment says what the caller may do about each. */
+enum hke_api_code {
+  /* An argument is invalid; fix the call. */
+  HKE_STATUS_INVALID_ARGUMENT = 1,
+  /* A value lies outside what the library or the device supports. */
+  HKE_STATUS_OUT_OF_RANGE = 2,
+  /* The feature is missing on this kernel, device or platform. */
+  HKE_STATUS_UNSUPPORTED = 3,
+  /* A fixed capacity is full; raise the named capacity or free objects. */
+  HKE_STATUS_RESOURCE_EXHAUSTED = 4,
+  /* A wait timed out; retrying is fine. */
+  HKE_STATUS_DEADLINE_EXCEEDED = 5,
+  /* The kernel interface version is not one this library speaks. */
+  HKE_STATUS_VERSION_MISMATCH = 6,
+  /* The caller's buffer is too small; retry with the size reported. */
+  HKE_STATUS_BUFFER_TOO_SMALL = 7,
+  /* The context is not in the state the call needs (e.g. not open). */
+  HKE_STATUS_FAILED_PRECONDITION = 8,
+  /* The function is declared but not implemented yet. */
+  HKE_STATUS_NOT_IMPLEMENTED = 9,
+  /* An internal invariant failed; a bug. */
+  HKE_STATUS_INTERNAL = 10,
+  /* The kernel or sysfs answered something malformed or out of range. */
+  HKE_STATUS_PROTOCOL = 11,
+  /* The process forked since the context was opened; reopen in the child. */
+  HKE_STATUS_FORKED_CHILD = 12,
+  /* A handle is unknown, stale or forged. */
+  HKE_STATUS_INVALID_HANDLE = 13,
+  /* The resource is busy or changing; retrying later may succeed. */
+  HKE_STATUS_UNAVAILABLE = 14,
+  /* An arithmetic result would overflow the type it must fit. */
+  HKE_STATUS_OVERFLOW = 15,
+};
+
+static inline hke_status_t hke_status_make(uint32_t domain, uint32_t code) {
+  return ((hke_status_t)domain << 32) | (hke_status_t)code;
+}
+static inline uint32_t hke_status_domain(hke_status_t s) { return (uint32_t)(s >> 32); }
+static inline uint32_t hke_status_code(hke_status_t s) { return (uint32_t)s; }
+static inline int hke_status_is_ok(hke_status_t s) { return s == HKE_OK; }
+
+/* Short static name of a status ("ok", "ENOMEM", "INVALID_ARGUMENT", ...).
+ * Never NULL; unknown values give "unknown". */
+const char* hke_status_name(hke_status_t status);
+
+/* Diagnostics. The library never prints; it explains failures here. */
+enum hke_diag_level {
+  HKE_DIAG_ERROR = 0,
+  HKE_DIAG_WARNING = 1,
+  HKE_DIAG_INFO = 2,
+  HKE_DIAG_DEBUG = 3,
+};
+
+typedef struct hke_diag_record {
+  uint32_t level;       /* hke_diag_level */
+  hke_status_t status;  /* the status the failing call returns, or HKE_OK */
+  const char* area;     /* static subsystem name: "open", "topology", ... */
+  const char* message;  /* formatted text; valid only during the callback */
+  const char* path;     /* file involved, or NULL */
+  uint32_t line;        /* 1-based line in `path`, or 0 */
+} hke_diag_record;
+
+/* Called synchronously from the failing call's thread. Must not call back
+ * into the same context. */
+typedef void (*hke_diag_fn)(void* user, const hke_diag_record* record);
+
+/* Capacities of this build's context (fixed at compile time by the
+ * configuration the library was built with: "default" or "small-board"). */
+typedef struct hke_capacities {
+  uint32_t max_nodes;              /* topology nodes, CPUs and GPUs */
+  uint32_t max_gpus;               /* GPU nodes */
+  uint32_t max_mem_banks_per_node; /* memory banks per node */
+  uint32_t max_caches_per_node;    /* caches per node */
+  uint32_t max_links_per_node;     /* io_links + p2p_links per node */
+  uint32_t max_events;             /* event table entries */
+  uint32_t max_queues;             /* queue descriptors */
+  uint32_t max_va_objects;         /* tracked allocations across apertures */
+} hke_capacities;
+
+/* Name of the compile-time configuration ("default" or "small-board"). */
+const char* hke_build_configuration(void);
+/* Fills *out with this build's capacities. */
+void hke_build_capacities(hke_capacities* out);
+
+/* Context configuration. Zero-initialise, then set what you need. */
+typedef struct hke_config {
+  uint32_t struct_size;           /* sizeof(hke_config) */
+  hke_platform platform;          /* required */
+  hke_diag_fn diag;               /* optional */
+  void* diag_user;                /* passed to diag */
+  /* Root of the KFD topology in the platform's namespace; NULL means
+   * "/sys/devices/virtual/kfd/kfd/topology". */
+  const char* topology_root;
+  /* How often an ioctl failing with EINTR or EAGAIN is retried before the
+   * error is returned; 0 means the default (16). */
+  uint32_t max_ioctl_retries;
+  uint32_t flags;                 /* HKE_CONFIG_* */
+} hke_config;
+
+/* Discovery only: read the topology without opening /dev/kfd. */
+#define HKE_CONFIG_DISCOVERY_ONLY 0x1u
+
+typedef struct hke_context hke_context;
+
+/* Bytes and alignment a context needs in this build. */
+size_t hke_context_storage_size(void);
+size_t hke_context_storage_align(void);
+
+/*
+ * Initialises a context in caller-provided storage (at least
+ * hke_context_storage_size() bytes, aligned to hke_context_storage_align()).
+ * Nothing is opened yet. On failure *out_context is left unchanged and the
+ * storage holds no state that needs cleaning up.
+ */
+hke_status_t hke_context_init(void* storage, size_t storage_size, const hke_config* config,
+                              hke_context** out_context);
+
+/* Releases everything the context holds (descriptors, mappings, kernel
+ * objects). The storage may then be reused. Safe on a closed context. */
+void hke_context_deinit(hke_context* context);
+
+/* The context behind the hsaKmt* API. It lives in static storage and is
+ * initialised on first use with the Linux platform, unless
+ * hke_default_context_configure() was called first. */
+hke_context* hke_default_context(void);
+
+/* The platform the default context uses when hke_default_context_configure()
+ * was not called. libhsakmt.a defines it (returning the Linux table) in an
+ * archive member of its own, so a board port that defines this function
+ * itself links without the Linux backend. */
+hke_platform hke_default_platform(void);
+
+/* Sets the configuration of the default context. Must be called before
+ * hsaKmtOpenKFD; fails with FAILED_PRECONDITION while it is open. */
+hke_status_t hke_default_context_configure(const hke_config* config);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* HSAKMT_HSAKMT_EMBEDDED_H_ */

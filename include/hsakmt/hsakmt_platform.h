@@ -1,0 +1,140 @@
+/*
+ * hsakmt-embedded platform table: the only way the library reaches the OS.
+ *
+ * A board port implements one `hke_platform_ops` table in C or C++ and hands
+ * it, together with an opaque `self` pointer, to hke_context_init(). The
+ * library never calls open/ioctl/mmap/read itself; every file, device and
+ * clock operation goes through this table. The backends shipped with the
+ * project live in platform/: `linux` (plain libc calls), `trace` and `faults`
+ * (decorators that wrap another table), and the KFD simulator.
+ *
+ * Conventions, for every operation:
+ *  - The return value is 0 on success or a positive Linux errno value (the
+ *    asm-generic numbering used by x86, arm, arm64 and riscv). A port to an
+ *    OS with other errno numbers translates them.
+ *  - Outputs are written only on success.
+ *  - Flags are the portable HKE_* values below, never the host's O_* or
+ *    PROT_* numbers; the backend translates them.
+ *  - Paths are absolute, NUL-terminated and as the library composed them
+ *    (e.g. "/sys/devices/virtual/kfd/kfd/topology/nodes/1/properties"); a
+ *    backend may serve them from anywhere.
+ *  - Threading: the library may call any operation from any thread at the
+ *    same time; a table must be thread-safe or the caller must serialise
+ *    all use of the contexts that share it.
+ *  - An operation that the platform does not provide may be NULL; the
+ *    library then reports HKE_STATUS_UNSUPPORTED for the features that need
+ *    it. `open`, `close`, `ioctl` and `read_file` are required.
+ */
+#ifndef HSAKMT_HSAKMT_PLATFORM_H_
+#define HSAKMT_HSAKMT_PLATFORM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Version of the table layout; bumped when operations are appended. */
+#define HKE_PLATFORM_ABI_VERSION 1u
+
+/* Open flags (portable). */
+#define HKE_OPEN_READ 0x1u      /* read-only */
+#define HKE_OPEN_RDWR 0x2u      /* read-write */
+#define HKE_OPEN_CLOEXEC 0x4u   /* close on exec (the library always sets it) */
+#define HKE_OPEN_DIRECTORY 0x8u /* must be a directory */
+
+/* Memory protection (portable). */
+#define HKE_PROT_NONE 0x0u
+#define HKE_PROT_READ 0x1u
+#define HKE_PROT_WRITE 0x2u
+#define HKE_PROT_EXEC 0x4u
+
+/* Mapping flags (portable). */
+#define HKE_MAP_SHARED 0x01u
+#define HKE_MAP_PRIVATE 0x02u
+#define HKE_MAP_FIXED 0x04u
+#define HKE_MAP_ANONYMOUS 0x08u
+#define HKE_MAP_NORESERVE 0x10u
+#define HKE_MAP_FIXED_NOREPLACE 0x20u
+
+/* madvise advice (portable). */
+#define HKE_ADVICE_DONTFORK 1u
+#define HKE_ADVICE_DOFORK 2u
+#define HKE_ADVICE_HUGEPAGE 3u
+
+/* Clocks. */
+#define HKE_CLOCK_MONOTONIC 0u
+#define HKE_CLOCK_MONOTONIC_RAW 1u
+#define HKE_CLOCK_BOOTTIME 2u
+#define HKE_CLOCK_REALTIME 3u
+
+/* Directory entry kinds reported by list_dir. */
+#define HKE_DIRENT_UNKNOWN 0u
+#define HKE_DIRENT_FILE 1u
+#define HKE_DIRENT_DIR 2u
+#define HKE_DIRENT_OTHER 3u
+
+/*
+ * Called once per directory entry ("." and ".." are never reported). `name`
+ * is valid only during the call. Return 0 to continue, nonzero to stop the
+ * listing early (list_dir then returns 0).
+ */
+typedef int (*hke_dirent_fn)(void* user, const char* name, uint32_t kind);
+
+typedef struct hke_platform_ops {
+  /* sizeof(hke_platform_ops) as the port was compiled; lets the library
+   * accept tables from older ports that lack appended operations. */
+  uint32_t struct_size;
+  /* HKE_PLATFORM_ABI_VERSION the port was written against. */
+  uint32_t abi_version;
+
+  /* Opens a device node or file. */
+  int (*open)(void* self, const char* path, uint32_t flags, int* out_fd);
+  /* Closes a descriptor. The descriptor is released even when an error is
+   * returned (Linux semantics); the library never retries a close. */
+  int (*close)(void* self, int fd);
+  /* Issues an ioctl. `request` is the full Linux request code; the size of
+   * the argument is _IOC_SIZE(request). EINTR/EAGAIN are returned as is;
+   * the library owns the retry policy. */
+  int (*ioctl)(void* self, int fd, uint32_t request, void* arg);
+  /* Maps `length` bytes. `fd` is -1 for anonymous mappings. `offset` is the
+   * full 64-bit file offset (KFD doorbell offsets use the top bits). */
+  int (*mmap)(void* self, void* addr, size_t length, uint32_t prot, uint32_t flags,
+              int fd, uint64_t offset, void** out_addr);
+  /* Unmaps a range mapped by mmap. */
+  int (*munmap)(void* self, void* addr, size_t length);
+  /* Gives advice on a range (HKE_ADVICE_*). May be NULL. */
+  int (*madvise)(void* self, void* addr, size_t length, uint32_t advice);
+  /* Reads a whole small file into `buf` (at most `capacity` bytes, no NUL is
+   * added). A file longer than `capacity` fails with EFBIG and writes
+   * nothing to *out_length (the buffer contents are then unspecified). */
+  int (*read_file)(void* self, const char* path, char* buf, size_t capacity,
+                   size_t* out_length);
+  /* Lists a directory, calling `fn` for each entry. May be NULL. */
+  int (*list_dir)(void* self, const char* path, hke_dirent_fn fn, void* user);
+  /* Reads a clock (HKE_CLOCK_*) in nanoseconds. May be NULL. */
+  int (*clock_ns)(void* self, uint32_t clock, uint64_t* out_ns);
+  /* Number of CPUs the topology should assume (get_nprocs). May be NULL. */
+  int (*cpu_count)(void* self, uint32_t* out_count);
+  /* Identifier of the calling process, for fork detection. May be NULL. */
+  int (*process_id)(void* self, int32_t* out_pid);
+  /* Reads from a descriptor (SMI event fds, dmabuf checks). May be NULL.
+   * Returns the byte count in *out_length; 0 means end of file. */
+  int (*read_fd)(void* self, int fd, void* buf, size_t capacity, size_t* out_length);
+  /* Page size of the platform. May be NULL (then 4096). */
+  int (*page_size)(void* self, size_t* out_size);
+} hke_platform_ops;
+
+/* A platform instance: an operations table plus its state. Neither pointer
+ * is owned by the library; both must outlive every context using them. */
+typedef struct hke_platform {
+  const hke_platform_ops* ops;
+  void* self;
+} hke_platform;
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* HSAKMT_HSAKMT_PLATFORM_H_ */

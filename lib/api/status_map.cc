@@ -1,0 +1,41 @@
+#include "lib/api/status_map.h"
+
+#include "lib/core/errno.h"
+
+namespace hke::api {
+
+HSAKMT_STATUS ToHsakmt(Status s) {
+  if (s.ok()) return HSAKMT_STATUS_SUCCESS;
+  if (s.domain() == HKE_DOMAIN_ERRNO) {
+    switch (static_cast<int>(s.code())) {
+      case err::kENOMEM: return HSAKMT_STATUS_NO_MEMORY;
+      case err::kEINVAL: return HSAKMT_STATUS_INVALID_PARAMETER;
+      case err::kEPERM:
+      case err::kEOPNOTSUPP:
+      case err::kENOTSUPP:
+      case err::kENOTTY: return HSAKMT_STATUS_NOT_SUPPORTED;
+      case err::kENOSPC: return HSAKMT_STATUS_OUT_OF_RESOURCES;
+      case err::kEBUSY: return HSAKMT_STATUS_UNAVAILABLE;
+      default: return HSAKMT_STATUS_ERROR;
+    }
+  }
+  switch (s.code()) {
+    case HKE_STATUS_INVALID_ARGUMENT:
+    case HKE_STATUS_OUT_OF_RANGE:
+    case HKE_STATUS_OVERFLOW: return HSAKMT_STATUS_INVALID_PARAMETER;
+    case HKE_STATUS_UNSUPPORTED: return HSAKMT_STATUS_NOT_SUPPORTED;
+    case HKE_STATUS_RESOURCE_EXHAUSTED: return HSAKMT_STATUS_OUT_OF_RESOURCES;
+    case HKE_STATUS_DEADLINE_EXCEEDED: return HSAKMT_STATUS_WAIT_TIMEOUT;
+    case HKE_STATUS_VERSION_MISMATCH: return HSAKMT_STATUS_DRIVER_MISMATCH;
+    case HKE_STATUS_BUFFER_TOO_SMALL: return HSAKMT_STATUS_BUFFER_TOO_SMALL;
+    case HKE_STATUS_FAILED_PRECONDITION:
+    case HKE_STATUS_FORKED_CHILD: return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+    case HKE_STATUS_NOT_IMPLEMENTED: return HSAKMT_STATUS_NOT_IMPLEMENTED;
+    case HKE_STATUS_INVALID_HANDLE: return HSAKMT_STATUS_INVALID_HANDLE;
+    case HKE_STATUS_UNAVAILABLE: return HSAKMT_STATUS_UNAVAILABLE;
+    case HKE_STATUS_PROTOCOL: return HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR;
+    default: return HSAKMT_STATUS_ERROR;
+  }
+}
+
+}  // namespace hke::api

@@ -1,0 +1,84 @@
+#include "lib/context/context.h"
+
+#include <cstddef>
+#include <cstring>
+#include <new>
+
+#include "lib/core/config.h"
+
+namespace hke {
+
+namespace {
+constexpr const char* kDefaultTopologyRoot = "/sys/devices/virtual/kfd/kfd/topology";
+}
+
+Context::Context(const hke_config& config, const Platform& platform)
+    : magic_(kMagic), config_(config), platform_(platform), diag_(config.diag, config.diag_user) {}
+
+const char* Context::topology_root() const {
+  return config_.topology_root != nullptr ? config_.topology_root : kDefaultTopologyRoot;
+}
+
+Status ValidateConfig(const hke_config* config) {
+  if (config == nullptr) return InvalidArgument();
+  Diag diag(config->diag, config->diag_user);
+  if (config->struct_size < sizeof(hke_config)) {
+    return diag.Error(InvalidArgument(), "context",
+                      "hke_config.struct_size is smaller than this library's hke_config");
+  }
+  if ((config->flags & ~HKE_CONFIG_DISCOVERY_ONLY) != 0) {
+    return diag.Error(InvalidArgument(), "context", "hke_config.flags has unknown bits");
+  }
+  if (!Platform::Valid(config->platform)) {
+    return diag.Error(InvalidArgument(), "context",
+                      "platform table lacks open/close/ioctl/read_file or has another ABI version");
+  }
+  return Status::Ok();
+}
+
+}  // namespace hke
+
+extern "C" {
+
+const char* hke_build_configuration(void) { return hke::config::kName; }
+
+void hke_build_capacities(hke_capacities* out) {
+  if (out == nullptr) return;
+  hke_capacities c;
+  c.max_nodes = hke::config::kMaxNodes;
+  c.max_gpus = hke::config::kMaxGpus;
+  c.max_mem_banks_per_node = hke::config::kMaxMemBanksPerNode;
+  c.max_caches_per_node = hke::config::kMaxCachesPerNode;
+  c.max_links_per_node = hke::config::kMaxLinksPerNode;
+  c.max_events = hke::config::kMaxEvents;
+  c.max_queues = hke::config::kMaxQueues;
+  c.max_va_objects = hke::config::kMaxVaObjects;
+  *out = c;
+}
+
+size_t hke_context_storage_size(void) { return sizeof(hke_context); }
+size_t hke_context_storage_align(void) { return alignof(hke_context); }
+
+hke_status_t hke_context_init(void* storage, size_t storage_size, const hke_config* config,
+                              hke_context** out_context) {
+  if (storage == nullptr || out_context == nullptr) return hke::InvalidArgument().raw();
+  hke::Status s = hke::ValidateConfig(config);
+  if (!s.ok()) return s.raw();
+  hke::Diag diag(config->diag, config->diag_user);
+  if (storage_size < sizeof(hke_context)) {
+    return diag.Error(hke::BufferTooSmall(), "context",
+                      "context storage is smaller than hke_context_storage_size()")
+        .raw();
+  }
+  if (reinterpret_cast<uintptr_t>(storage) % alignof(hke_context) != 0) {
+    return diag.Error(hke::InvalidArgument(), "context",
+                      "context storage is not aligned to hke_context_storage_align()")
+        .raw();
+  }
+  hke::Platform platform(config->platform, config->max_ioctl_retries);
+  hke_context* ctx = new (storage) hke_context{hke::Context(*config, platform)};
+  *out_context = ctx;
+  return HKE_OK;
+}
+
+}  // extern "C"

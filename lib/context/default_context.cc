@@ -1,0 +1,101 @@
+// The default context behind the hsaKmt* API, and context teardown.
+//
+// The default context lives in static storage (.bss) and is initialised on
+// first use, with the configuration given to hke_default_context_configure()
+// or, failing that, with hke_default_platform() (the Linux table in
+// libhsakmt.a unless a board port provides its own).
+#include <atomic>
+#include <cstddef>
+
+#include "hsakmt/hsakmt_embedded.h"
+#include "lib/context/context.h"
+#include "lib/device/kfd_device.h"
+
+namespace {
+
+alignas(hke_context) unsigned char g_storage[sizeof(hke_context)];
+hke_context* g_default = nullptr;
+
+// 0: not initialised, 1: being initialised by some thread, 2: ready.
+std::atomic<int> g_state{0};
+
+// Configuration recorded by hke_default_context_configure() before first use.
+hke_config g_pending{};
+bool g_has_pending = false;
+
+hke_status_t InitDefault(const hke_config& config) {
+  hke_context* ctx = nullptr;
+  hke_status_t s = hke_context_init(g_storage, sizeof(g_storage), &config, &ctx);
+  if (s == HKE_OK) g_default = ctx;
+  return s;
+}
+
+}  // namespace
+
+extern "C" {
+
+void hke_context_deinit(hke_context* context) {
+  if (context == nullptr || !context->impl.valid()) return;
+  hke::device::ForceClose(context->impl);
+  context->impl.Invalidate();
+}
+
+hke_context* hke_default_context(void) {
+  int state = g_state.load(std::memory_order_acquire);
+  if (state == 2) return g_default;
+  int expected = 0;
+  if (g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    hke_config config{};
+    if (g_has_pending) {
+      config = g_pending;
+    } else {
+      config.struct_size = sizeof(config);
+      config.platform = hke_default_platform();
+    }
+    if (InitDefault(config) != HKE_OK) {
+      g_default = nullptr;
+      g_state.store(0, std::memory_order_release);
+      return nullptr;
+    }
+    g_state.store(2, std::memory_order_release);
+    return g_default;
+  }
+  while (g_state.load(std::memory_order_acquire) == 1) {
+  }
+  return g_state.load(std::memory_order_acquire) == 2 ? g_default : nullptr;
+}
+
+hke_status_t hke_default_context_configure(const hke_config* config) {
+  hke::Status s = hke::ValidateConfig(config);
+  if (!s.ok()) return s.raw();
+  int expected = 0;
+  if (g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
+    // Not yet initialised: remember the configuration and initialise now so
+    // the caller sees errors immediately.
+    g_pending = *config;
+    g_has_pending = true;
+    hke_status_t r = InitDefault(*config);
+    g_state.store(r == HKE_OK ? 2 : 0, std::memory_order_release);
+    return r;
+  }
+  while (g_state.load(std::memory_order_acquire) == 1) {
+  }
+  if (g_state.load(std::memory_order_acquire) != 2) return hke::FailedPrecondition().raw();
+  hke_context* ctx = g_default;
+  {
+    hke::LockGuard g(ctx->impl.lock());
+    if (ctx->impl.device().open_count != 0) {
+      return ctx->impl.diag()
+          .Error(hke::FailedPrecondition(), "context",
+                 "the default context cannot be reconfigured while it is open")
+          .raw();
+    }
+  }
+  // Closed: re-create it in place with the new configuration.
+  hke_context_deinit(ctx);
+  g_pending = *config;
+  g_has_pending = true;
+  return InitDefault(*config);
+}
+
+}  // extern "C"

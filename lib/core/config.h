@@ -1,0 +1,38 @@
+// Compile-time capacities of a context. The build selects one configuration
+// (CMake HKE_CONFIGURATION): "default" fits the largest captured machines
+// (8x MI300X in CPX mode: 65 nodes, 63 GPU partitions, ~64 links per node);
+// "small-board" fits a single-APU embedded board in a few kilobytes.
+#ifndef HKE_LIB_CORE_CONFIG_H_
+#define HKE_LIB_CORE_CONFIG_H_
+
+#include <cstdint>
+
+namespace hke::config {
+
+#if defined(HKE_CONFIG_SMALL_BOARD)
+inline constexpr const char* kName = "small-board";
+inline constexpr uint32_t kMaxNodes = 2;
+inline constexpr uint32_t kMaxGpus = 1;
+inline constexpr uint32_t kMaxMemBanksPerNode = 4;
+inline constexpr uint32_t kMaxCachesPerNode = 16;
+inline constexpr uint32_t kMaxLinksPerNode = 4;
+inline constexpr uint32_t kMaxEvents = 256;
+inline constexpr uint32_t kMaxQueues = 16;
+inline constexpr uint32_t kMaxVaObjects = 1024;
+#else
+inline constexpr const char* kName = "default";
+inline constexpr uint32_t kMaxNodes = 128;
+inline constexpr uint32_t kMaxGpus = 128;  // render minors 128..255
+inline constexpr uint32_t kMaxMemBanksPerNode = 8;
+inline constexpr uint32_t kMaxCachesPerNode = 64;
+inline constexpr uint32_t kMaxLinksPerNode = 128;
+inline constexpr uint32_t kMaxEvents = 4096;  // the KFD signal-slot limit
+inline constexpr uint32_t kMaxQueues = 1024;  // the KFD per-process queue limit
+inline constexpr uint32_t kMaxVaObjects = 131072;
+#endif
+
+static_assert(kMaxGpus <= kMaxNodes, "every GPU is a node");
+
+}  // namespace hke::config
+
+#endif  // HKE_LIB_CORE_CONFIG_H_

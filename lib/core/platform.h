@@ -1,0 +1,57 @@
+// The library's view of the platform table: every call returns a Status
+// that keeps the errno, checks for missing optional operations, and applies
+// the context's bounded retry policy to ioctls interrupted by EINTR/EAGAIN.
+//
+// Holds no state beyond the table; thread safety is the table's own.
+#ifndef HKE_LIB_CORE_PLATFORM_H_
+#define HKE_LIB_CORE_PLATFORM_H_
+
+#include <cstddef>
+#include <cstdint>
+
+#include "hsakmt/hsakmt_platform.h"
+#include "lib/core/status.h"
+
+namespace hke {
+
+class Platform {
+ public:
+  static constexpr uint32_t kDefaultIoctlRetries = 16;
+
+  Platform() = default;
+  Platform(hke_platform p, uint32_t ioctl_retries)
+      : p_(p), ioctl_retries_(ioctl_retries != 0 ? ioctl_retries : kDefaultIoctlRetries) {}
+
+  // True when the table has the required operations and a known layout.
+  static bool Valid(const hke_platform& p);
+
+  Status Open(const char* path, uint32_t flags, int* out_fd) const;
+  // Closes `*fd` and sets it to -1 first, so a failed close can never lead
+  // to closing a reused descriptor number later.
+  Status Close(int* fd) const;
+  // Retries EINTR and EAGAIN at most ioctl_retries times, then returns the
+  // last error. Each attempt passes the same argument buffer.
+  Status Ioctl(int fd, uint32_t request, void* arg) const;
+  Status Mmap(void* addr, size_t length, uint32_t prot, uint32_t flags, int fd, uint64_t offset,
+              void** out_addr) const;
+  Status Munmap(void* addr, size_t length) const;
+  Status Madvise(void* addr, size_t length, uint32_t advice) const;
+  Status ReadFile(const char* path, char* buf, size_t capacity, size_t* out_length) const;
+  Status ListDir(const char* path, hke_dirent_fn fn, void* user) const;
+  Status ClockNs(uint32_t clock, uint64_t* out_ns) const;
+  Status CpuCount(uint32_t* out_count) const;
+  Status ProcessId(int32_t* out_pid) const;
+  Status ReadFd(int fd, void* buf, size_t capacity, size_t* out_length) const;
+  Status PageSize(size_t* out_size) const;
+
+  uint32_t ioctl_retries() const { return ioctl_retries_; }
+  const hke_platform& raw() const { return p_; }
+
+ private:
+  hke_platform p_{nullptr, nullptr};
+  uint32_t ioctl_retries_ = kDefaultIoctlRetries;
+};
+
+}  // namespace hke
+
+#endif  // HKE_LIB_CORE_PLATFORM_H_

@@ -1,0 +1,163 @@
+#include "lib/device/kfd_device.h"
+
+#include "lib/core/errno.h"
+#include "lib/core/text.h"
+#include "lib/kfd/abi.h"
+
+namespace hke::device {
+namespace {
+
+constexpr const char* kArea = "open";
+
+Status ForkedChild() { return Status::Api(HKE_STATUS_FORKED_CHILD); }
+
+// True when the calling process is not the one that opened the device.
+// A platform without process ids relies on EBADF detection alone.
+bool ProcessChanged(const Context& ctx) {
+  int32_t pid = 0;
+  if (!ctx.platform().ProcessId(&pid).ok()) return false;
+  return pid != ctx.device().open_pid;
+}
+
+// Forgets the device state of a forked child. The inherited descriptor is
+// closed (a close is not an ioctl and releases nothing of the parent's), and
+// nothing else is sent to the kernel.
+void ResetInherited(Context& ctx) {
+  DeviceState& d = ctx.device();
+  (void)ctx.platform().Close(&d.kfd_fd);
+  d = DeviceState{};
+}
+
+Status OpenLocked(Context& ctx, OpenResult* out_result) {
+  DeviceState& d = ctx.device();
+  if (d.open_count != 0 && (d.forked || (d.kfd_fd >= 0 && ProcessChanged(ctx)))) {
+    ResetInherited(ctx);
+  }
+  if (d.open_count != 0) {
+    if (d.open_count == UINT32_MAX) {
+      return ctx.diag().Error(Overflow(), kArea, "open reference count would overflow");
+    }
+    ++d.open_count;
+    *out_result = OpenResult::kAlreadyOpen;
+    return Status::Ok();
+  }
+
+  int32_t pid = 0;
+  (void)ctx.platform().ProcessId(&pid);  // optional: EBADF detection still works without it
+
+  if (ctx.discovery_only()) {
+    d.open_count = 1;
+    d.open_pid = pid;
+    *out_result = OpenResult::kOpened;
+    return Status::Ok();
+  }
+
+  int fd = -1;
+  Status s = ctx.platform().Open(kKfdPath, HKE_OPEN_RDWR | HKE_OPEN_CLOEXEC, &fd);
+  if (!s.ok()) {
+    FixedText<128> m;
+    m.Append("cannot open ").Append(kKfdPath).Append(": ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, m.c_str(), kKfdPath);
+  }
+
+  kfd::GetVersionArgs v{};
+  s = ctx.platform().Ioctl(fd, kfd::kIocGetVersion, &v);
+  if (s.ok() && v.major_version != kfd::kKfdMajorVersion) {
+    FixedText<128> m;
+    m.Append("KFD interface ").AppendU64(v.major_version).AppendChar('.').AppendU64(v.minor_version)
+        .Append(" is not major version 1");
+    (void)ctx.platform().Close(&fd);
+    return ctx.diag().Error(Status::Api(HKE_STATUS_VERSION_MISMATCH), kArea, m.c_str());
+  }
+  if (!s.ok()) {
+    FixedText<128> m;
+    m.Append("GET_VERSION failed: ").Append(StatusName(s));
+    (void)ctx.platform().Close(&fd);
+    return ctx.diag().Error(s, kArea, m.c_str());
+  }
+
+  d.kfd_fd = fd;
+  d.open_count = 1;
+  d.open_pid = pid;
+  d.forked = false;
+  d.version_major = v.major_version;
+  d.version_minor = v.minor_version;
+  *out_result = OpenResult::kOpened;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Open(Context& ctx, OpenResult* out_result) {
+  if (out_result == nullptr) return InvalidArgument();
+  LockGuard g(ctx.lock());
+  OpenResult r = OpenResult::kOpened;
+  HKE_RETURN_IF_ERROR(OpenLocked(ctx, &r));
+  *out_result = r;
+  return Status::Ok();
+}
+
+Status Close(Context& ctx) {
+  LockGuard g(ctx.lock());
+  DeviceState& d = ctx.device();
+  if (d.open_count == 0) return FailedPrecondition();
+  if (d.forked || (d.kfd_fd >= 0 && ProcessChanged(ctx))) {
+    d.forked = true;
+    return ForkedChild();
+  }
+  if (--d.open_count == 0) {
+    Status s = ctx.platform().Close(&d.kfd_fd);
+    d = DeviceState{};
+    if (!s.ok()) {
+      // The descriptor is released either way (Linux close semantics).
+      (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, "close of /dev/kfd reported an error");
+    }
+  }
+  return Status::Ok();
+}
+
+void ForceClose(Context& ctx) {
+  LockGuard g(ctx.lock());
+  ResetInherited(ctx);
+}
+
+Status CheckOpen(Context& ctx) {
+  LockGuard g(ctx.lock());
+  const DeviceState& d = ctx.device();
+  if (d.open_count == 0) return FailedPrecondition();
+  if (d.forked) return ForkedChild();
+  if (d.kfd_fd >= 0 && ProcessChanged(ctx)) {
+    ctx.device().forked = true;
+    return ForkedChild();
+  }
+  return Status::Ok();
+}
+
+Status KfdIoctl(Context& ctx, uint32_t request, void* arg) {
+  int fd = -1;
+  {
+    LockGuard g(ctx.lock());
+    if (ctx.device().open_count == 0 || ctx.device().kfd_fd < 0) return FailedPrecondition();
+    if (ctx.device().forked) return ForkedChild();
+    fd = ctx.device().kfd_fd;
+  }
+  Status s = ctx.platform().Ioctl(fd, request, arg);
+  if (s.is_errno(err::kEBADF)) {
+    LockGuard g(ctx.lock());
+    ctx.device().forked = true;
+    return ctx.diag().Error(ForkedChild(), kArea,
+                            "the kernel refused the KFD descriptor (EBADF): forked child");
+  }
+  return s;
+}
+
+Status GetVersion(Context& ctx, uint32_t* out_major, uint32_t* out_minor) {
+  if (out_major == nullptr || out_minor == nullptr) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(CheckOpen(ctx));
+  LockGuard g(ctx.lock());
+  *out_major = ctx.device().version_major;
+  *out_minor = ctx.device().version_minor;
+  return Status::Ok();
+}
+
+}  // namespace hke::device

@@ -1,0 +1,57 @@
+// Opening and closing the KFD device of a context, and the checks every
+// device call makes first.
+//
+// Semantics (upstream-compatible where upstream is sound):
+//  - Open is reference counted. The first open opens /dev/kfd (O_RDWR |
+//    O_CLOEXEC), runs the GET_VERSION handshake (major must be 1) and
+//    records the opening process. Later opens only count and report
+//    OpenResult::kAlreadyOpen.
+//  - Close drops one reference; the last one closes the descriptor.
+//  - Fork: a child inherits the context but the kernel refuses the parent's
+//    descriptor (EBADF). A process-id change or an EBADF reply marks the
+//    context forked: every device call then returns FORKED_CHILD until the
+//    child opens again, which forgets the inherited state without issuing
+//    any ioctl on inherited descriptors, and opens afresh.
+//  - Discovery-only contexts count opens but never open /dev/kfd.
+//
+// All functions take the context lock; they must not be called with it held.
+#ifndef HKE_LIB_DEVICE_KFD_DEVICE_H_
+#define HKE_LIB_DEVICE_KFD_DEVICE_H_
+
+#include <cstdint>
+
+#include "lib/context/context.h"
+#include "lib/core/status.h"
+
+namespace hke::device {
+
+constexpr const char* kKfdPath = "/dev/kfd";
+
+// What Open did, for callers that must tell a first open from a recount.
+enum class OpenResult : uint8_t { kOpened, kAlreadyOpen };
+
+// Opens (or re-references) the device. On failure nothing changes: no
+// descriptor stays open and the reference count is as before.
+Status Open(Context& ctx, OpenResult* out_result);
+
+// Drops one reference. FAILED_PRECONDITION when not open; FORKED_CHILD in a
+// forked child (the child must reopen first).
+Status Close(Context& ctx);
+
+// Releases everything regardless of the reference count (context teardown).
+// In a forked child the inherited descriptor is closed without ioctls.
+void ForceClose(Context& ctx);
+
+// The check at the top of every device call: open, and not a forked child.
+Status CheckOpen(Context& ctx);
+
+// Issues a KFD ioctl on the context's descriptor with the platform's retry
+// policy. EBADF marks the context forked and returns FORKED_CHILD.
+Status KfdIoctl(Context& ctx, uint32_t request, void* arg);
+
+// The version from the handshake; FAILED_PRECONDITION when not open.
+Status GetVersion(Context& ctx, uint32_t* out_major, uint32_t* out_minor);
+
+}  // namespace hke::device
+
+#endif  // HKE_LIB_DEVICE_KFD_DEVICE_H_

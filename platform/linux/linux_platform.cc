@@ -1,0 +1,252 @@
+// Linux backend of the platform table. Each operation translates the
+// portable HKE_* flags to the host's values, makes one libc call and turns
+// -1/errno into a positive errno return.
+#include "hsakmt/hsakmt_linux.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/sysinfo.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstring>
+
+#include "lib/core/errno.h"
+
+namespace {
+
+// lib/ matches errno values without including <errno.h>; they must agree.
+static_assert(EPERM == hke::err::kEPERM && ENOENT == hke::err::kENOENT && EINTR == hke::err::kEINTR &&
+                  EIO == hke::err::kEIO && EBADF == hke::err::kEBADF && EAGAIN == hke::err::kEAGAIN &&
+                  ENOMEM == hke::err::kENOMEM && EACCES == hke::err::kEACCES &&
+                  EFAULT == hke::err::kEFAULT && EBUSY == hke::err::kEBUSY &&
+                  EEXIST == hke::err::kEEXIST && ENODEV == hke::err::kENODEV &&
+                  ENOTDIR == hke::err::kENOTDIR && EINVAL == hke::err::kEINVAL &&
+                  ENOTTY == hke::err::kENOTTY && EFBIG == hke::err::kEFBIG &&
+                  ENOSPC == hke::err::kENOSPC && ERANGE == hke::err::kERANGE &&
+                  ENOSYS == hke::err::kENOSYS && EPROTO == hke::err::kEPROTO &&
+                  EOVERFLOW == hke::err::kEOVERFLOW && EOPNOTSUPP == hke::err::kEOPNOTSUPP &&
+                  EADDRINUSE == hke::err::kEADDRINUSE && ETIMEDOUT == hke::err::kETIMEDOUT &&
+                  EALREADY == hke::err::kEALREADY && ESRCH == hke::err::kESRCH &&
+                  ENODATA == hke::err::kENODATA && EMFILE == hke::err::kEMFILE &&
+                  ENXIO == hke::err::kENXIO && E2BIG == hke::err::kE2BIG && EISDIR == hke::err::kEISDIR,
+              "host errno numbering differs from the asm-generic values lib/ expects");
+
+int LastError() { return errno > 0 ? errno : EIO; }
+
+int OpenFlags(uint32_t flags, int* out) {
+  const uint32_t known = HKE_OPEN_READ | HKE_OPEN_RDWR | HKE_OPEN_CLOEXEC | HKE_OPEN_DIRECTORY;
+  if ((flags & ~known) != 0) return EINVAL;
+  if ((flags & HKE_OPEN_READ) && (flags & HKE_OPEN_RDWR)) return EINVAL;
+  int f = (flags & HKE_OPEN_RDWR) ? O_RDWR : O_RDONLY;
+  if (flags & HKE_OPEN_CLOEXEC) f |= O_CLOEXEC;
+  if (flags & HKE_OPEN_DIRECTORY) f |= O_DIRECTORY;
+  *out = f;
+  return 0;
+}
+
+int Open(void*, const char* path, uint32_t flags, int* out_fd) {
+  if (path == nullptr || out_fd == nullptr) return EINVAL;
+  int f = 0;
+  if (int e = OpenFlags(flags, &f)) return e;
+  int fd = ::open(path, f);
+  if (fd < 0) return LastError();
+  *out_fd = fd;
+  return 0;
+}
+
+int Close(void*, int fd) {
+  // Linux releases the descriptor even when close reports EINTR; never retry.
+  return ::close(fd) == 0 ? 0 : LastError();
+}
+
+int Ioctl(void*, int fd, uint32_t request, void* arg) {
+  return ::ioctl(fd, static_cast<unsigned long>(request), arg) == 0 ? 0 : LastError();
+}
+
+int Mmap(void*, void* addr, size_t length, uint32_t prot, uint32_t flags, int fd, uint64_t offset,
+         void** out_addr) {
+  if (out_addr == nullptr || length == 0) return EINVAL;
+  if ((prot & ~(HKE_PROT_READ | HKE_PROT_WRITE | HKE_PROT_EXEC)) != 0) return EINVAL;
+  const uint32_t known = HKE_MAP_SHARED | HKE_MAP_PRIVATE | HKE_MAP_FIXED | HKE_MAP_ANONYMOUS |
+                         HKE_MAP_NORESERVE | HKE_MAP_FIXED_NOREPLACE;
+  if ((flags & ~known) != 0) return EINVAL;
+  if (((flags & HKE_MAP_SHARED) != 0) == ((flags & HKE_MAP_PRIVATE) != 0)) return EINVAL;
+  int p = PROT_NONE;
+  if (prot & HKE_PROT_READ) p |= PROT_READ;
+  if (prot & HKE_PROT_WRITE) p |= PROT_WRITE;
+  if (prot & HKE_PROT_EXEC) p |= PROT_EXEC;
+  int f = (flags & HKE_MAP_SHARED) ? MAP_SHARED : MAP_PRIVATE;
+  if (flags & HKE_MAP_FIXED) f |= MAP_FIXED;
+  if (flags & HKE_MAP_ANONYMOUS) f |= MAP_ANONYMOUS;
+  if (flags & HKE_MAP_NORESERVE) f |= MAP_NORESERVE;
+  if (flags & HKE_MAP_FIXED_NOREPLACE) f |= MAP_FIXED_NOREPLACE;
+  // off_t is 64-bit here (_FILE_OFFSET_BITS=64); KFD offsets with bit 63 set
+  // pass through as the same bit pattern.
+  static_assert(sizeof(off_t) == 8, "platform/ must be built with 64-bit off_t");
+  off_t off;
+  std::memcpy(&off, &offset, sizeof(off));
+  void* r = ::mmap(addr, length, p, f, fd, off);
+  if (r == MAP_FAILED) return LastError();
+  *out_addr = r;
+  return 0;
+}
+
+int Munmap(void*, void* addr, size_t length) {
+  return ::munmap(addr, length) == 0 ? 0 : LastError();
+}
+
+int Madvise(void*, void* addr, size_t length, uint32_t advice) {
+  int a = 0;
+  switch (advice) {
+    case HKE_ADVICE_DONTFORK: a = MADV_DONTFORK; break;
+    case HKE_ADVICE_DOFORK: a = MADV_DOFORK; break;
+    case HKE_ADVICE_HUGEPAGE: a = MADV_HUGEPAGE; break;
+    default: return EINVAL;
+  }
+  return ::madvise(addr, length, a) == 0 ? 0 : LastError();
+}
+
+int ReadFile(void*, const char* path, char* buf, size_t capacity, size_t* out_length) {
+  if (path == nullptr || out_length == nullptr || (buf == nullptr && capacity != 0)) return EINVAL;
+  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  size_t used = 0;
+  int error = 0;
+  for (;;) {
+    // Read one byte past the capacity to tell "exactly full" from "too long".
+    char probe;
+    char* dst = used < capacity ? buf + used : &probe;
+    size_t want = used < capacity ? capacity - used : 1;
+    ssize_t n = ::read(fd, dst, want);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = LastError();
+      break;
+    }
+    if (n == 0) break;
+    if (used >= capacity) {
+      error = EFBIG;
+      break;
+    }
+    used += static_cast<size_t>(n);
+  }
+  ::close(fd);
+  if (error != 0) return error;
+  *out_length = used;
+  return 0;
+}
+
+int ListDir(void*, const char* path, hke_dirent_fn fn, void* user) {
+  if (path == nullptr || fn == nullptr) return EINVAL;
+  DIR* d = ::opendir(path);
+  if (d == nullptr) return LastError();
+  int error = 0;
+  for (;;) {
+    errno = 0;
+    struct dirent* e = ::readdir(d);
+    if (e == nullptr) {
+      error = errno;  // 0 at the end of the directory
+      break;
+    }
+    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+    uint32_t kind = HKE_DIRENT_UNKNOWN;
+    switch (e->d_type) {
+      case DT_REG: kind = HKE_DIRENT_FILE; break;
+      case DT_DIR: kind = HKE_DIRENT_DIR; break;
+      case DT_UNKNOWN: kind = HKE_DIRENT_UNKNOWN; break;
+      default: kind = HKE_DIRENT_OTHER; break;
+    }
+    if (fn(user, e->d_name, kind) != 0) break;
+  }
+  ::closedir(d);
+  return error;
+}
+
+int ClockNs(void*, uint32_t clock, uint64_t* out_ns) {
+  if (out_ns == nullptr) return EINVAL;
+  clockid_t id;
+  switch (clock) {
+    case HKE_CLOCK_MONOTONIC: id = CLOCK_MONOTONIC; break;
+    case HKE_CLOCK_MONOTONIC_RAW: id = CLOCK_MONOTONIC_RAW; break;
+    case HKE_CLOCK_BOOTTIME: id = CLOCK_BOOTTIME; break;
+    case HKE_CLOCK_REALTIME: id = CLOCK_REALTIME; break;
+    default: return EINVAL;
+  }
+  struct timespec ts;
+  if (::clock_gettime(id, &ts) != 0) return LastError();
+  *out_ns = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+  return 0;
+}
+
+int CpuCount(void*, uint32_t* out_count) {
+  if (out_count == nullptr) return EINVAL;
+  int n = ::get_nprocs();
+  if (n <= 0) return EIO;
+  *out_count = static_cast<uint32_t>(n);
+  return 0;
+}
+
+int ProcessId(void*, int32_t* out_pid) {
+  if (out_pid == nullptr) return EINVAL;
+  *out_pid = static_cast<int32_t>(::getpid());
+  return 0;
+}
+
+int ReadFd(void*, int fd, void* buf, size_t capacity, size_t* out_length) {
+  if (out_length == nullptr || (buf == nullptr && capacity != 0)) return EINVAL;
+  ssize_t n = ::read(fd, buf, capacity);
+  if (n < 0) return LastError();
+  *out_length = static_cast<size_t>(n);
+  return 0;
+}
+
+int PageSize(void*, size_t* out_size) {
+  if (out_size == nullptr) return EINVAL;
+  long n = ::sysconf(_SC_PAGESIZE);
+  if (n <= 0) return EIO;
+  *out_size = static_cast<size_t>(n);
+  return 0;
+}
+
+const hke_platform_ops kLinuxOps = {
+    sizeof(hke_platform_ops),
+    HKE_PLATFORM_ABI_VERSION,
+    Open,
+    Close,
+    Ioctl,
+    Mmap,
+    Munmap,
+    Madvise,
+    ReadFile,
+    ListDir,
+    ClockNs,
+    CpuCount,
+    ProcessId,
+    ReadFd,
+    PageSize,
+};
+
+}  // namespace
+
+extern "C" const hke_platform_ops* hke_linux_platform_ops(void) { return &kLinuxOps; }
+
+extern "C" hke_platform hke_linux_platform(void) {
+  hke_platform p;
+  p.ops = &kLinuxOps;
+  p.self = nullptr;
+  return p;
+}
+
+extern "C" int hke_linux_platform_has_libdrm(void) {
+#ifdef HKE_HAVE_LIBDRM
+  return 1;
+#else
+  return 0;
+#endif
+}
