@@ -1,0 +1,357 @@
+// The hsaKmt* API table: every function hsakmt.h declares is linked and
+// exported, the table cannot fall behind the header, and the entry points
+// that are still stubs behave as stubs must.
+#include <doctest/doctest.h>
+
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "hsakmt/hsakmt.h"
+#include "tests/api/abi_lists.h"
+
+namespace {
+
+// Every function of hsakmt.h with its address as the C++ compiler sees it.
+// Taking the address makes the link fail if a definition is missing.
+#define HKE_CXX_FUNCTION(name) {#name, reinterpret_cast<hke_api_fn>(&name)},
+const hke_api_entry kApiTable[] = {HKE_API_FUNCTIONS(HKE_CXX_FUNCTION)};
+#undef HKE_CXX_FUNCTION
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
+  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+}
+
+// The names of the hsaKmt* functions a source file declares or defines:
+// every `hsaKmtName(` outside comments.
+std::multiset<std::string> FunctionNamesIn(const std::string& path) {
+  std::string text = ReadFile(path);
+  text = std::regex_replace(text, std::regex(R"(/\*[\s\S]*?\*/)"), " ");
+  text = std::regex_replace(text, std::regex(R"(//[^\n]*)"), " ");
+  std::multiset<std::string> names;
+  const std::regex call(R"(\b(hsaKmt\w+)\s*\()");
+  for (auto it = std::sregex_iterator(text.begin(), text.end(), call); it != std::sregex_iterator();
+       ++it) {
+    names.insert((*it)[1].str());
+  }
+  return names;
+}
+
+const std::string kHeader = std::string(HKE_SOURCE_DIR) + "/include/hsakmt/hsakmt.h";
+const std::string kNotImplementedSource =
+    std::string(HKE_SOURCE_DIR) + "/lib/api/not_implemented.cc";
+
+// Calls of the entry points that lib/api/not_implemented.cc still stubs.
+// Each call passes `p` for every pointer argument and zero (or the first
+// valid enumerator) for every value argument. When a function is
+// implemented it leaves not_implemented.cc and its line here.
+struct StubCall {
+  const char* name;
+  HSAKMT_STATUS (*call)(void* p);
+};
+
+const StubCall kStubCalls[] = {
+    {"hsaKmtModelEnabled", [](void* p) { return hsaKmtModelEnabled(static_cast<bool*>(p)); }},
+    {"hsaKmtAcquireSystemProperties",
+     [](void* p) { return hsaKmtAcquireSystemProperties(static_cast<HsaSystemProperties*>(p)); }},
+    {"hsaKmtReleaseSystemProperties", [](void*) { return hsaKmtReleaseSystemProperties(); }},
+    {"hsaKmtGetNodeProperties",
+     [](void* p) { return hsaKmtGetNodeProperties(0, static_cast<HsaNodeProperties*>(p)); }},
+    {"hsaKmtGetNodeMemoryProperties",
+     [](void* p) {
+       return hsaKmtGetNodeMemoryProperties(0, 0, static_cast<HsaMemoryProperties*>(p));
+     }},
+    {"hsaKmtGetNodeCacheProperties",
+     [](void* p) {
+       return hsaKmtGetNodeCacheProperties(0, 0, 0, static_cast<HsaCacheProperties*>(p));
+     }},
+    {"hsaKmtGetNodeIoLinkProperties",
+     [](void* p) {
+       return hsaKmtGetNodeIoLinkProperties(0, 0, static_cast<HsaIoLinkProperties*>(p));
+     }},
+    {"hsaKmtGetAMDGPUDeviceHandle",
+     [](void* p) {
+       return hsaKmtGetAMDGPUDeviceHandle(0, static_cast<HsaAMDGPUDeviceHandle*>(p));
+     }},
+    {"hsaKmtCreateEvent",
+     [](void* p) {
+       return hsaKmtCreateEvent(static_cast<HsaEventDescriptor*>(p), false, false,
+                                static_cast<HsaEvent**>(p));
+     }},
+    {"hsaKmtDestroyEvent", [](void* p) { return hsaKmtDestroyEvent(static_cast<HsaEvent*>(p)); }},
+    {"hsaKmtSetEvent", [](void* p) { return hsaKmtSetEvent(static_cast<HsaEvent*>(p)); }},
+    {"hsaKmtResetEvent", [](void* p) { return hsaKmtResetEvent(static_cast<HsaEvent*>(p)); }},
+    {"hsaKmtQueryEventState",
+     [](void* p) { return hsaKmtQueryEventState(static_cast<HsaEvent*>(p)); }},
+    {"hsaKmtWaitOnEvent", [](void* p) { return hsaKmtWaitOnEvent(static_cast<HsaEvent*>(p), 0); }},
+    {"hsaKmtWaitOnEvent_Ext",
+     [](void* p) {
+       return hsaKmtWaitOnEvent_Ext(static_cast<HsaEvent*>(p), 0, static_cast<uint64_t*>(p));
+     }},
+    {"hsaKmtWaitOnMultipleEvents",
+     [](void* p) { return hsaKmtWaitOnMultipleEvents(static_cast<HsaEvent**>(p), 0, false, 0); }},
+    {"hsaKmtWaitOnMultipleEvents_Ext",
+     [](void* p) {
+       return hsaKmtWaitOnMultipleEvents_Ext(static_cast<HsaEvent**>(p), 0, false, 0,
+                                             static_cast<uint64_t*>(p));
+     }},
+    {"hsaKmtOpenSMI", [](void* p) { return hsaKmtOpenSMI(0, static_cast<int*>(p)); }},
+    {"hsaKmtReportQueue",
+     [](void* p) { return hsaKmtReportQueue(0, static_cast<HsaQueueReport*>(p)); }},
+    {"hsaKmtCreateQueue",
+     [](void* p) {
+       return hsaKmtCreateQueue(0, HSA_QUEUE_COMPUTE, 0, HSA_QUEUE_PRIORITY_NORMAL, p, 0,
+                                static_cast<HsaEvent*>(p), static_cast<HsaQueueResource*>(p));
+     }},
+    {"hsaKmtCreateQueueExt",
+     [](void* p) {
+       return hsaKmtCreateQueueExt(0, HSA_QUEUE_COMPUTE, 0, HSA_QUEUE_PRIORITY_NORMAL, 0, p, 0,
+                                   static_cast<HsaEvent*>(p), static_cast<HsaQueueResource*>(p));
+     }},
+    {"hsaKmtUpdateQueue",
+     [](void* p) {
+       return hsaKmtUpdateQueue(0, 0, HSA_QUEUE_PRIORITY_NORMAL, p, 0, static_cast<HsaEvent*>(p));
+     }},
+    {"hsaKmtDestroyQueue", [](void*) { return hsaKmtDestroyQueue(0); }},
+    {"hsaKmtSetQueueCUMask",
+     [](void* p) { return hsaKmtSetQueueCUMask(0, 0, static_cast<HSAuint32*>(p)); }},
+    {"hsaKmtGetQueueInfo",
+     [](void* p) { return hsaKmtGetQueueInfo(0, static_cast<HsaQueueInfo*>(p)); }},
+    {"hsaKmtAllocQueueGWS",
+     [](void* p) { return hsaKmtAllocQueueGWS(0, 0, static_cast<HSAuint32*>(p)); }},
+    {"hsaKmtSetMemoryPolicy", [](void* p) { return hsaKmtSetMemoryPolicy(0, 0, 0, p, 0); }},
+    {"hsaKmtAllocMemory",
+     [](void* p) { return hsaKmtAllocMemory(0, 0, HsaMemFlags{}, static_cast<void**>(p)); }},
+    {"hsaKmtAllocMemoryAlign",
+     [](void* p) {
+       return hsaKmtAllocMemoryAlign(0, 0, 0, HsaMemFlags{}, static_cast<void**>(p));
+     }},
+    {"hsaKmtFreeMemory", [](void* p) { return hsaKmtFreeMemory(p, 0); }},
+    {"hsaKmtAvailableMemory",
+     [](void* p) { return hsaKmtAvailableMemory(0, static_cast<HSAuint64*>(p)); }},
+    {"hsaKmtRegisterMemory", [](void* p) { return hsaKmtRegisterMemory(p, 0); }},
+    {"hsaKmtRegisterMemoryToNodes",
+     [](void* p) { return hsaKmtRegisterMemoryToNodes(p, 0, 0, static_cast<HSAuint32*>(p)); }},
+    {"hsaKmtRegisterMemoryWithFlags",
+     [](void* p) { return hsaKmtRegisterMemoryWithFlags(p, 0, HsaMemFlags{}); }},
+    {"hsaKmtRegisterGraphicsHandleToNodes",
+     [](void* p) {
+       return hsaKmtRegisterGraphicsHandleToNodes(0, static_cast<HsaGraphicsResourceInfo*>(p), 0,
+                                                  static_cast<HSAuint32*>(p));
+     }},
+    {"hsaKmtRegisterGraphicsHandleToNodesExt",
+     [](void* p) {
+       return hsaKmtRegisterGraphicsHandleToNodesExt(0, static_cast<HsaGraphicsResourceInfo*>(p), 0,
+                                                     static_cast<HSAuint32*>(p),
+                                                     HSA_REGISTER_MEM_FLAGS{});
+     }},
+    {"hsaKmtExportDMABufHandle",
+     [](void* p) {
+       return hsaKmtExportDMABufHandle(p, 0, static_cast<int*>(p), static_cast<HSAuint64*>(p));
+     }},
+    {"hsaKmtShareMemory",
+     [](void* p) { return hsaKmtShareMemory(p, 0, static_cast<HsaSharedMemoryHandle*>(p)); }},
+    {"hsaKmtRegisterSharedHandle",
+     [](void* p) {
+       return hsaKmtRegisterSharedHandle(static_cast<const HsaSharedMemoryHandle*>(p),
+                                         static_cast<void**>(p), static_cast<HSAuint64*>(p));
+     }},
+    {"hsaKmtRegisterSharedHandleToNodes",
+     [](void* p) {
+       return hsaKmtRegisterSharedHandleToNodes(static_cast<const HsaSharedMemoryHandle*>(p),
+                                                static_cast<void**>(p), static_cast<HSAuint64*>(p),
+                                                0, static_cast<HSAuint32*>(p));
+     }},
+    {"hsaKmtProcessVMRead",
+     [](void* p) {
+       return hsaKmtProcessVMRead(0, static_cast<HsaMemoryRange*>(p), 0,
+                                  static_cast<HsaMemoryRange*>(p), 0, static_cast<HSAuint64*>(p));
+     }},
+    {"hsaKmtProcessVMWrite",
+     [](void* p) {
+       return hsaKmtProcessVMWrite(0, static_cast<HsaMemoryRange*>(p), 0,
+                                   static_cast<HsaMemoryRange*>(p), 0, static_cast<HSAuint64*>(p));
+     }},
+    {"hsaKmtDeregisterMemory", [](void* p) { return hsaKmtDeregisterMemory(p); }},
+    {"hsaKmtMapMemoryToGPU",
+     [](void* p) { return hsaKmtMapMemoryToGPU(p, 0, static_cast<HSAuint64*>(p)); }},
+    {"hsaKmtMapMemoryToGPUNodes",
+     [](void* p) {
+       return hsaKmtMapMemoryToGPUNodes(p, 0, static_cast<HSAuint64*>(p), HsaMemMapFlags{}, 0,
+                                        static_cast<HSAuint32*>(p));
+     }},
+    {"hsaKmtUnmapMemoryToGPU", [](void* p) { return hsaKmtUnmapMemoryToGPU(p); }},
+    {"hsaKmtMapGraphicHandle",
+     [](void* p) { return hsaKmtMapGraphicHandle(0, 0, 0, 0, 0, static_cast<HSAuint64*>(p)); }},
+    {"hsaKmtUnmapGraphicHandle", [](void*) { return hsaKmtUnmapGraphicHandle(0, 0, 0); }},
+    {"hsaKmtQueryPointerInfo",
+     [](void* p) {
+       return hsaKmtQueryPointerInfo(static_cast<const void*>(p), static_cast<HsaPointerInfo*>(p));
+     }},
+    {"hsaKmtSetMemoryUserData",
+     [](void* p) { return hsaKmtSetMemoryUserData(static_cast<const void*>(p), p); }},
+    {"hsaKmtSVMSetAttr",
+     [](void* p) { return hsaKmtSVMSetAttr(p, 0, 0, static_cast<HSA_SVM_ATTRIBUTE*>(p)); }},
+    {"hsaKmtSVMGetAttr",
+     [](void* p) { return hsaKmtSVMGetAttr(p, 0, 0, static_cast<HSA_SVM_ATTRIBUTE*>(p)); }},
+    {"hsaKmtSetXNACKMode", [](void*) { return hsaKmtSetXNACKMode(0); }},
+    {"hsaKmtGetXNACKMode", [](void* p) { return hsaKmtGetXNACKMode(static_cast<HSAint32*>(p)); }},
+    {"hsaKmtReplaceAsanHeaderPage", [](void* p) { return hsaKmtReplaceAsanHeaderPage(p); }},
+    {"hsaKmtReturnAsanHeaderPage", [](void* p) { return hsaKmtReturnAsanHeaderPage(p); }},
+    {"hsaKmtDbgRegister", [](void*) { return hsaKmtDbgRegister(0); }},
+    {"hsaKmtDbgUnregister", [](void*) { return hsaKmtDbgUnregister(0); }},
+    {"hsaKmtDbgWavefrontControl",
+     [](void* p) {
+       return hsaKmtDbgWavefrontControl(0, HSA_DBG_WAVEOP_HALT, HSA_DBG_WAVEMODE_SINGLE, 0,
+                                        static_cast<HsaDbgWaveMessage*>(p));
+     }},
+    {"hsaKmtDbgAddressWatch",
+     [](void* p) {
+       return hsaKmtDbgAddressWatch(0, 0, static_cast<HSA_DBG_WATCH_MODE*>(p),
+                                    static_cast<void**>(p), static_cast<HSAuint64*>(p),
+                                    static_cast<HsaEvent**>(p));
+     }},
+    {"hsaKmtRuntimeEnable", [](void* p) { return hsaKmtRuntimeEnable(p, false); }},
+    {"hsaKmtRuntimeDisable", [](void*) { return hsaKmtRuntimeDisable(); }},
+    {"hsaKmtGetRuntimeCapabilities",
+     [](void* p) { return hsaKmtGetRuntimeCapabilities(static_cast<HSAuint32*>(p)); }},
+    {"hsaKmtDbgEnable",
+     [](void* p) { return hsaKmtDbgEnable(static_cast<void**>(p), static_cast<HSAuint32*>(p)); }},
+    {"hsaKmtDbgDisable", [](void*) { return hsaKmtDbgDisable(); }},
+    {"hsaKmtDbgGetDeviceData",
+     [](void* p) {
+       return hsaKmtDbgGetDeviceData(static_cast<void**>(p), static_cast<HSAuint32*>(p),
+                                     static_cast<HSAuint32*>(p));
+     }},
+    {"hsaKmtDbgGetQueueData",
+     [](void* p) {
+       return hsaKmtDbgGetQueueData(static_cast<void**>(p), static_cast<HSAuint32*>(p),
+                                    static_cast<HSAuint32*>(p), false);
+     }},
+    {"hsaKmtCheckRuntimeDebugSupport", [](void*) { return hsaKmtCheckRuntimeDebugSupport(); }},
+    {"hsaKmtDebugTrapIoctl",
+     [](void* p) {
+       return hsaKmtDebugTrapIoctl(static_cast<struct kfd_ioctl_dbg_trap_args*>(p),
+                                   static_cast<HSA_QUEUEID*>(p), static_cast<HSAuint64*>(p));
+     }},
+    {"hsaKmtGetClockCounters",
+     [](void* p) { return hsaKmtGetClockCounters(0, static_cast<HsaClockCounters*>(p)); }},
+    {"hsaKmtSetTrapHandler", [](void* p) { return hsaKmtSetTrapHandler(0, p, 0, p, 0); }},
+    {"hsaKmtGetTileConfig",
+     [](void* p) { return hsaKmtGetTileConfig(0, static_cast<HsaGpuTileConfig*>(p)); }},
+    {"hsaKmtPmcGetCounterProperties",
+     [](void* p) {
+       return hsaKmtPmcGetCounterProperties(0, static_cast<HsaCounterProperties**>(p));
+     }},
+    {"hsaKmtPmcRegisterTrace",
+     [](void* p) {
+       return hsaKmtPmcRegisterTrace(0, 0, static_cast<HsaCounter*>(p),
+                                     static_cast<HsaPmcTraceRoot*>(p));
+     }},
+    {"hsaKmtPmcUnregisterTrace", [](void*) { return hsaKmtPmcUnregisterTrace(0, 0); }},
+    {"hsaKmtPmcAcquireTraceAccess", [](void*) { return hsaKmtPmcAcquireTraceAccess(0, 0); }},
+    {"hsaKmtPmcReleaseTraceAccess", [](void*) { return hsaKmtPmcReleaseTraceAccess(0, 0); }},
+    {"hsaKmtPmcStartTrace", [](void* p) { return hsaKmtPmcStartTrace(0, p, 0); }},
+    {"hsaKmtPmcQueryTrace", [](void*) { return hsaKmtPmcQueryTrace(0); }},
+    {"hsaKmtPmcStopTrace", [](void*) { return hsaKmtPmcStopTrace(0); }},
+    {"hsaKmtSPMAcquire", [](void*) { return hsaKmtSPMAcquire(0); }},
+    {"hsaKmtSPMRelease", [](void*) { return hsaKmtSPMRelease(0); }},
+    {"hsaKmtSPMSetDestBuffer",
+     [](void* p) {
+       return hsaKmtSPMSetDestBuffer(0, 0, static_cast<HSAuint32*>(p), static_cast<HSAuint32*>(p),
+                                     p, static_cast<bool*>(p));
+     }},
+    {"hsaKmtPcSamplingSupport", [](void*) { return hsaKmtPcSamplingSupport(); }},
+    {"hsaKmtPcSamplingQueryCapabilities",
+     [](void* p) {
+       return hsaKmtPcSamplingQueryCapabilities(0, p, 0, static_cast<HSAuint32*>(p));
+     }},
+    {"hsaKmtPcSamplingCreate",
+     [](void* p) {
+       return hsaKmtPcSamplingCreate(0, static_cast<HsaPcSamplingInfo*>(p),
+                                     static_cast<HsaPcSamplingTraceId*>(p));
+     }},
+    {"hsaKmtPcSamplingDestroy", [](void*) { return hsaKmtPcSamplingDestroy(0, 0); }},
+    {"hsaKmtPcSamplingStart", [](void*) { return hsaKmtPcSamplingStart(0, 0); }},
+    {"hsaKmtPcSamplingStop", [](void*) { return hsaKmtPcSamplingStop(0, 0); }},
+};
+
+}  // namespace
+
+TEST_CASE("the API table lists every hsaKmt function declared in hsakmt.h, once") {
+  const std::multiset<std::string> declared = FunctionNamesIn(kHeader);
+  REQUIRE(declared.size() >= 92);  // upstream's count at the time of writing
+
+  std::map<std::string, int> in_table;
+  for (const hke_api_entry& e : kApiTable) in_table[e.name]++;
+
+  for (const std::string& name : declared) {
+    CHECK_MESSAGE(declared.count(name) == 1, name << " is declared more than once in hsakmt.h");
+    CHECK_MESSAGE(in_table.count(name) == 1,
+                  name << " is declared in hsakmt.h but missing from HKE_API_FUNCTIONS "
+                          "(tests/api/abi_lists.h)");
+  }
+  for (const auto& [name, count] : in_table) {
+    CHECK_MESSAGE(count == 1, name << " is listed " << count << " times in HKE_API_FUNCTIONS");
+  }
+  CHECK(in_table.size() == declared.size());
+}
+
+TEST_CASE("every hsaKmt function links, and C and C++ callers see the same symbol") {
+  REQUIRE(hke_c_api_count == sizeof(kApiTable) / sizeof(kApiTable[0]));
+  for (size_t i = 0; i < hke_c_api_count; ++i) {
+    CAPTURE(kApiTable[i].name);
+    // Function pointers are compared as bools: doctest cannot print them.
+    const bool linked = kApiTable[i].fn != nullptr;
+    const bool same_symbol = hke_c_api[i].fn == kApiTable[i].fn;
+    CHECK(linked);
+    CHECK(std::strcmp(hke_c_api[i].name, kApiTable[i].name) == 0);
+    CHECK(same_symbol);
+  }
+}
+
+TEST_CASE("the stub list names exactly the functions lib/api/not_implemented.cc defines") {
+  const std::multiset<std::string> defined = FunctionNamesIn(kNotImplementedSource);
+  std::multiset<std::string> listed;
+  for (const StubCall& c : kStubCalls) listed.insert(c.name);
+
+  for (const std::string& name : defined) {
+    CHECK_MESSAGE(listed.count(name) == 1,
+                  name << " is stubbed in not_implemented.cc but not listed in kStubCalls");
+  }
+  for (const std::string& name : listed) {
+    CHECK_MESSAGE(defined.count(name) == 1,
+                  name << " is listed in kStubCalls but not stubbed in not_implemented.cc "
+                          "(remove its line once it is implemented)");
+  }
+  // The open/close/version trio belongs to lib/api/open_close.cc.
+  CHECK(defined.count("hsaKmtOpenKFD") == 0);
+  CHECK(defined.count("hsaKmtCloseKFD") == 0);
+  CHECK(defined.count("hsaKmtGetVersion") == 0);
+}
+
+TEST_CASE("a stubbed function returns NOT_IMPLEMENTED for null and zero arguments") {
+  for (const StubCall& c : kStubCalls) {
+    CAPTURE(c.name);
+    CHECK(c.call(nullptr) == HSAKMT_STATUS_NOT_IMPLEMENTED);
+  }
+}
+
+TEST_CASE("a stubbed function leaves every output byte untouched") {
+  alignas(64) unsigned char scratch[4096];
+  unsigned char expected[sizeof(scratch)];
+  std::memset(scratch, 0xA5, sizeof(scratch));
+  std::memcpy(expected, scratch, sizeof(scratch));
+  for (const StubCall& c : kStubCalls) {
+    CAPTURE(c.name);
+    CHECK(c.call(scratch) == HSAKMT_STATUS_NOT_IMPLEMENTED);
+    CHECK(std::memcmp(scratch, expected, sizeof(scratch)) == 0);
+  }
+}
