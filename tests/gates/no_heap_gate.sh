@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # No-heap / no-exception gate.
 #
-#   no_heap_gate.sh NM ARCHIVE OBJECT_LIST
+#   no_heap_gate.sh NM AR ARCHIVE OBJECT_LIST
 #
 # Fails when any member of ARCHIVE whose name appears in OBJECT_LIST (the
 # objects compiled from lib/) references a heap or exception symbol:
@@ -10,7 +10,7 @@
 # __cxa_begin_catch, __gxx_personality_v0, or RTTI typeinfo objects.
 # Prints every offending (member, symbol) pair.
 set -euo pipefail
-nm_tool=$1 archive=$2 list=$3
+nm_tool=$1 ar_tool=$2 archive=$3 list=$4
 
 [ -s "$archive" ] || { echo "gate: archive '$archive' is missing or empty"; exit 2; }
 [ -s "$list" ] || { echo "gate: object list '$list' is missing or empty"; exit 2; }
@@ -21,7 +21,7 @@ while IFS= read -r obj; do
   [ -n "$obj" ] && core[$(basename "$obj")]=1
 done < "$list"
 
-members=$(ar t "$archive")
+members=$("$ar_tool" t "$archive")
 checked=0
 for m in "${!core[@]}"; do
   if ! grep -qxF "$m" <<<"$members"; then

@@ -11,6 +11,7 @@ install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/hsakmt
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 
 set(HKE_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/hsakmt)
+set(HKE_HAVE_LIBDRM_VALUE ${HKE_HAVE_LIBDRM})
 install(EXPORT hsakmtTargets NAMESPACE hsakmt:: DESTINATION ${HKE_CMAKE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/hsakmtConfig.cmake.in
   ${CMAKE_BINARY_DIR}/packaging/hsakmtConfig.cmake
@@ -27,7 +28,7 @@ set(HKE_PC_REQUIRES_PRIVATE "")
 if(HKE_HAVE_LIBDRM)
   set(HKE_PC_REQUIRES_PRIVATE "libdrm_amdgpu")
 endif()
-set(HKE_HAVE_LIBDRM_VALUE ${HKE_HAVE_LIBDRM})
+file(RELATIVE_PATH HKE_PC_PREFIX_REL "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
 configure_file(${CMAKE_CURRENT_LIST_DIR}/libhsakmt.pc.in ${CMAKE_BINARY_DIR}/packaging/libhsakmt.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/packaging/libhsakmt.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
