@@ -1,0 +1,55 @@
+// Internal to the trace and faults decorators (C++ only): reading an inner
+// operations table that may come from an older port.
+//
+// A port compiled against an older hsakmt_platform.h has a smaller
+// `struct_size`; an operation that lies beyond it is treated as NULL, so
+// the decorator neither reads past the port's table nor offers the
+// operation itself.
+#ifndef HKE_PLATFORM_TRACE_DECORATOR_OPS_H_
+#define HKE_PLATFORM_TRACE_DECORATOR_OPS_H_
+
+#include <cstddef>
+
+#include "hsakmt/hsakmt_platform.h"
+
+namespace hke::platform {
+
+// Copy of `inner` with every operation the port does not provide set to
+// NULL, and struct_size/abi_version set to this build's values. False when
+// `inner` is NULL or lacks one of the required operations (open, close,
+// ioctl, read_file); `*out` is then untouched.
+inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* out) {
+  if (inner == nullptr) return false;
+  hke_platform_ops ops{};
+  const size_t have = inner->struct_size;
+#define HKE_COPY_OP_(member)                                                         \
+  if (offsetof(hke_platform_ops, member) + sizeof(inner->member) <= have) {          \
+    ops.member = inner->member;                                                      \
+  }
+  HKE_COPY_OP_(open)
+  HKE_COPY_OP_(close)
+  HKE_COPY_OP_(ioctl)
+  HKE_COPY_OP_(mmap)
+  HKE_COPY_OP_(munmap)
+  HKE_COPY_OP_(madvise)
+  HKE_COPY_OP_(read_file)
+  HKE_COPY_OP_(list_dir)
+  HKE_COPY_OP_(clock_ns)
+  HKE_COPY_OP_(cpu_count)
+  HKE_COPY_OP_(process_id)
+  HKE_COPY_OP_(read_fd)
+  HKE_COPY_OP_(page_size)
+#undef HKE_COPY_OP_
+  if (ops.open == nullptr || ops.close == nullptr || ops.ioctl == nullptr ||
+      ops.read_file == nullptr) {
+    return false;
+  }
+  ops.struct_size = sizeof(hke_platform_ops);
+  ops.abi_version = HKE_PLATFORM_ABI_VERSION;
+  *out = ops;
+  return true;
+}
+
+}  // namespace hke::platform
+
+#endif  // HKE_PLATFORM_TRACE_DECORATOR_OPS_H_
