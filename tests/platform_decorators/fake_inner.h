@@ -21,7 +21,7 @@ namespace hke_decorator_test {
 
 class FakeInner {
  public:
-  static constexpr uintptr_t kMapAddress = 0x7f0000001000u;
+  static constexpr uintptr_t kMapAddress = 0x7f001000u;  // fits a 32-bit address space too
   static constexpr uint64_t kClockNs = 123456789u;
   static constexpr uint32_t kCpus = 8;
   static constexpr int32_t kPid = 4242;

@@ -97,9 +97,9 @@ TEST_CASE("trace writes one documented line for every operation") {
       "3 ioctl fd=3 req=0x80084b01 name=AMDKFD_IOC_GET_VERSION size=8 -> ok out=5a5a5a5a5a5a5a5a\n",
       "4 ioctl fd=3 req=0x40084b0a name=AMDKFD_IOC_SET_EVENT size=8 in=0700000000000000 -> ok\n",
       "5 mmap addr=0x0 len=8192 prot=READ|WRITE flags=SHARED|FIXED fd=3 "
-      "offset=0xd000000000000000 -> ok addr=0x7f0000001000\n",
-      "6 munmap addr=0x7f0000001000 len=8192 -> ok\n",
-      "7 madvise addr=0x7f0000001000 len=8192 advice=DONTFORK -> ok\n",
+      "offset=0xd000000000000000 -> ok addr=0x7f001000\n",
+      "6 munmap addr=0x7f001000 len=8192 -> ok\n",
+      "7 madvise addr=0x7f001000 len=8192 advice=DONTFORK -> ok\n",
       "8 read_file path=/sys/devices/virtual/kfd/kfd/topology/generation_id cap=64 -> ok len=2\n",
       "9 list_dir path=/sys/devices/virtual/kfd/kfd/topology/nodes -> ok entries=3\n",
       "10 clock_ns clock=BOOTTIME -> ok ns=123456789\n",
