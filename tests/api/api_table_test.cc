@@ -298,7 +298,10 @@ TEST_CASE("the API table lists every hsaKmt function declared in hsakmt.h, once"
                   name << " is declared in hsakmt.h but missing from HKE_API_FUNCTIONS "
                           "(tests/api/abi_lists.h)");
   }
-  for (const auto& [name, count] : in_table) {
+  for (const auto& entry : in_table) {
+    // Named copies: clang rejects structured bindings captured by doctest's lambdas.
+    const auto& name = entry.first;
+    const auto count = entry.second;
     CHECK_MESSAGE(count == 1, name << " is listed " << count << " times in HKE_API_FUNCTIONS");
   }
   CHECK(in_table.size() == declared.size());

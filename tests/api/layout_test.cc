@@ -56,7 +56,10 @@ TEST_CASE("the layout list covers the key upstream facts") {
       {"offsetof(HsaNodeProperties, LocalMemSize)", 92},
       {"offsetof(HsaEventData, HWData3)", 40},
   };
-  for (const auto& [what, value] : expected) {
+  for (const auto& entry : expected) {
+    // Named copies: clang rejects structured bindings captured by doctest's lambdas.
+    const auto& what = entry.first;
+    const auto value = entry.second;
     CAPTURE(what);
     REQUIRE(cxx.count(what) == 1);
     CHECK(cxx.at(what) == value);
