@@ -1,0 +1,309 @@
+// kfdsim dispatch: the front door for ioctl/mmap/munmap on simulated fds,
+// the KFD ioctl table, the kernel's argument-size rule, fault injection
+// and the trace lines.
+//
+// KFD dispatch (kfd_ioctl()): the request's nr selects the kernel's own
+// definition; nr outside the table of the board's KFD version -> ENOTTY
+// (e.g. SVM needs 1.5, RUNTIME_ENABLE 1.13, CREATE_PROCESS 1.19). A type
+// byte other than 'K' is also refused with ENOTTY (the kernel does not look
+// at it; a wrong type is always a caller bug). DKMS numbers: 0x82 (DBG_TRAP
+// in the ROCm 5.x DKMS header, sent by Debian's 5.2.3 thunk) -> EINVAL, the
+// other 0x80+ -> ENOTTY as on an upstream kernel. The argument buffer is
+// max(user size, kernel size) bytes: the user's bytes are copied in when the
+// kernel's definition reads, the tail is zero, and the user's size is copied
+// back when it writes, even after the handler failed (WAIT_EVENTS and
+// CREATE_QUEUE updates depend on that). So an 88-byte CREATE_QUEUE (KFD 1.16
+// and older) works, with sdma_engine_id read as 0. A bad argument pointer
+// -> EFAULT.
+//
+// Trace lines (one per call, completion order; see core/README.md):
+//   <seq> ioctl fd=<n> dev=<kfd|renderD<m>> req=0x<hex> name=<NAME|?> size=<n> in=<hex>
+//         -> ok|<ERRNO> [out=<hex>] [injected]
+//   <seq> mmap fd=<n> dev=<...> addr=0x.. len=0x.. prot=.. flags=.. off=0x.. -> ok addr=0x..
+//   <seq> munmap addr=0x.. len=0x.. -> ok
+//   <seq> open path=<p> flags=<RDWR|CLOEXEC> -> ok fd=<n>
+//   <seq> close fd=<n> -> ok
+//
+// Threading: hook_mu_ guards the sink, the faults and the call counters;
+// the sink is called without it.
+#include <errno.h>
+#include <sys/mman.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "platform/sim/core/simulator.h"
+#include "platform/sim/core/util.h"
+
+namespace kfdsim {
+
+namespace k = hke::kfd;
+
+namespace {
+
+constexpr size_t kTraceHexMax = 512;
+
+struct KfdEntry {
+  uint8_t nr;
+  const char* name;
+  uint32_t cmd;    // the kernel's definition (direction and size)
+  uint32_t since;  // KFD minor that introduced it
+  Simulator::Handler handler;
+};
+
+std::string FlagsText(int v, const std::pair<int, const char*>* names, size_t n,
+                      const char* zero) {
+  if (v == 0) return zero;
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    if ((v & names[i].first) == 0) continue;
+    if (!s.empty()) s += "|";
+    s += names[i].second;
+    v &= ~names[i].first;
+  }
+  if (v != 0) {
+    if (!s.empty()) s += "|";
+    s += HexU64(static_cast<uint32_t>(v));
+  }
+  return s;
+}
+
+std::string ProtText(int prot) {
+  static const std::pair<int, const char*> kNames[] = {
+      {PROT_READ, "READ"}, {PROT_WRITE, "WRITE"}, {PROT_EXEC, "EXEC"}};
+  return FlagsText(prot, kNames, 3, "NONE");
+}
+
+std::string MapText(int flags) {
+  static const std::pair<int, const char*> kNames[] = {{MAP_SHARED, "SHARED"},
+                                                       {MAP_PRIVATE, "PRIVATE"},
+                                                       {MAP_FIXED, "FIXED"},
+                                                       {MAP_ANONYMOUS, "ANONYMOUS"},
+                                                       {MAP_NORESERVE, "NORESERVE"}};
+  return FlagsText(flags, kNames, 5, "0");
+}
+
+}  // namespace
+
+int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+                        bool* unknown) {
+  using S = Simulator;
+  static const KfdEntry kTable[] = {
+      {0x01, "GET_VERSION", k::kIocGetVersion, 0, &S::IocGetVersion},
+      {0x02, "CREATE_QUEUE", k::kIocCreateQueue, 0, &S::IocCreateQueue},
+      {0x03, "DESTROY_QUEUE", k::kIocDestroyQueue, 0, &S::IocDestroyQueue},
+      {0x04, "SET_MEMORY_POLICY", k::kIocSetMemoryPolicy, 0, &S::IocSetMemoryPolicy},
+      {0x05, "GET_CLOCK_COUNTERS", k::kIocGetClockCounters, 0, &S::IocGetClockCounters},
+      {0x06, "GET_PROCESS_APERTURES", k::kIocGetProcessApertures, 0, &S::IocGetProcessApertures},
+      {0x07, "UPDATE_QUEUE", k::kIocUpdateQueue, 0, &S::IocUpdateQueue},
+      {0x08, "CREATE_EVENT", k::kIocCreateEvent, 0, &S::IocCreateEvent},
+      {0x09, "DESTROY_EVENT", k::kIocDestroyEvent, 0, &S::IocDestroyEvent},
+      {0x0A, "SET_EVENT", k::kIocSetEvent, 0, &S::IocSetEvent},
+      {0x0B, "RESET_EVENT", k::kIocResetEvent, 0, &S::IocResetEvent},
+      {0x0C, "WAIT_EVENTS", k::kIocWaitEvents, 0, &S::IocWaitEvents},
+      {0x0D, "DBG_REGISTER_DEPRECATED", k::kIocDbgRegisterDeprecated, 0, &S::IocDeprecatedDebug},
+      {0x0E, "DBG_UNREGISTER_DEPRECATED", k::kIocDbgUnregisterDeprecated, 0,
+       &S::IocDeprecatedDebug},
+      {0x0F, "DBG_ADDRESS_WATCH_DEPRECATED", k::kIocDbgAddressWatchDeprecated, 0,
+       &S::IocDeprecatedDebug},
+      {0x10, "DBG_WAVE_CONTROL_DEPRECATED", k::kIocDbgWaveControlDeprecated, 0,
+       &S::IocDeprecatedDebug},
+      {0x11, "SET_SCRATCH_BACKING_VA", k::kIocSetScratchBackingVa, 0, &S::IocSetScratchBackingVa},
+      {0x12, "GET_TILE_CONFIG", k::kIocGetTileConfig, 0, &S::IocGetTileConfig},
+      {0x13, "SET_TRAP_HANDLER", k::kIocSetTrapHandler, 0, &S::IocSetTrapHandler},
+      {0x14, "GET_PROCESS_APERTURES_NEW", k::kIocGetProcessAperturesNew, 0,
+       &S::IocGetProcessAperturesNew},
+      {0x15, "ACQUIRE_VM", k::kIocAcquireVm, 0, &S::IocAcquireVm},
+      {0x16, "ALLOC_MEMORY_OF_GPU", k::kIocAllocMemoryOfGpu, 0, &S::IocAllocMemory},
+      {0x17, "FREE_MEMORY_OF_GPU", k::kIocFreeMemoryOfGpu, 0, &S::IocFreeMemory},
+      {0x18, "MAP_MEMORY_TO_GPU", k::kIocMapMemoryToGpu, 0, &S::IocMapMemory},
+      {0x19, "UNMAP_MEMORY_FROM_GPU", k::kIocUnmapMemoryFromGpu, 0, &S::IocUnmapMemory},
+      {0x1A, "SET_CU_MASK", k::kIocSetCuMask, 0, &S::IocSetCuMask},
+      {0x1B, "GET_QUEUE_WAVE_STATE", k::kIocGetQueueWaveState, 0, &S::IocGetQueueWaveState},
+      {0x1C, "GET_DMABUF_INFO", k::kIocGetDmabufInfo, 0, &S::IocGetDmabufInfo},
+      {0x1D, "IMPORT_DMABUF", k::kIocImportDmabuf, 0, &S::IocImportDmabuf},
+      {0x1E, "ALLOC_QUEUE_GWS", k::kIocAllocQueueGws, 0, &S::IocAllocQueueGws},
+      {0x1F, "SMI_EVENTS", k::kIocSmiEvents, k::kMinorSmiEvents, &S::IocSmiEvents},
+      {0x20, "SVM", k::kIocSvm, k::kMinorSvm, &S::IocSvm},
+      {0x21, "SET_XNACK_MODE", k::kIocSetXnackMode, k::kMinorSvm, &S::IocSetXnackMode},
+      {0x22, "CRIU_OP", k::kIocCriuOp, k::kMinorCriu, &S::IocCriu},
+      {0x23, "AVAILABLE_MEMORY", k::kIocAvailableMemory, k::kMinorAvailableMemory,
+       &S::IocAvailableMemory},
+      {0x24, "EXPORT_DMABUF", k::kIocExportDmabuf, k::kMinorExportDmabuf, &S::IocExportDmabuf},
+      {0x25, "RUNTIME_ENABLE", k::kIocRuntimeEnable, k::kMinorDebugger, &S::IocRuntimeEnable},
+      {0x26, "DBG_TRAP", k::kIocDbgTrap, k::kMinorDebugger, &S::IocDbgTrap},
+      {0x27, "CREATE_PROCESS", k::kIocCreateProcess, k::kMinorCreateProcess,
+       &S::IocCreateProcess},
+      // DKMS DBG_TRAP of the ROCm 5.x header: same layout as 0x26 there.
+      {0x82, "DBG_TRAP_DKMS", k::IocEncode(k::kIocReadWrite, k::kKfdIocType, 0x82, 32), 0,
+       &S::IocDkmsDebug},
+  };
+  const uint32_t req = static_cast<uint32_t>(request);
+  const uint8_t nr = k::IocNr(req);
+  const KfdEntry* e = nullptr;
+  if (k::IocType(req) == k::kKfdIocType) {
+    for (const KfdEntry& x : kTable) {
+      if (x.nr == nr && board_.desc.kfd_minor >= x.since) e = &x;
+    }
+  }
+  if (e == nullptr) {
+    *unknown = true;
+    return ENOTTY;
+  }
+  *trace_name = std::string("AMDKFD_IOC_") + e->name;
+  const uint8_t kdir = k::IocDir(e->cmd);
+  const uint32_t usize = k::IocSize(req);
+  std::vector<uint8_t> kdata(std::max(usize, k::IocSize(e->cmd)), 0);
+  if ((kdir & k::kIocWrite) && usize != 0 &&
+      UserRead(kdata.data(), reinterpret_cast<uintptr_t>(arg), usize) != 0) {
+    return EFAULT;
+  }
+  c.user_size = usize;
+  int result = (this->*(e->handler))(c, kdata.data());
+  if ((kdir & k::kIocRead) && usize != 0 &&
+      UserWrite(reinterpret_cast<uintptr_t>(arg), kdata.data(), usize) != 0) {
+    result = EFAULT;
+  }
+  return result;
+}
+
+bool Simulator::TakeFault(uint32_t key, int* error) {
+  std::lock_guard<std::mutex> hl(hook_mu_);
+  if (faults_.empty()) return false;
+  const uint32_t count = ++call_counts_[key];
+  for (size_t i = 0; i < faults_.size(); ++i) {
+    Fault& f = faults_[i];
+    if (f.key != key || count < std::max(f.nth, 1u)) continue;
+    *error = f.error;
+    if (f.remaining != 0 && --f.remaining == 0) faults_.erase(faults_.begin() + static_cast<std::ptrdiff_t>(i));
+    return true;
+  }
+  return false;
+}
+
+void Simulator::AddFault(uint32_t request_key, int error, uint32_t nth, uint32_t count) {
+  std::lock_guard<std::mutex> hl(hook_mu_);
+  Fault f;
+  f.key = request_key & 0xFFFFu;
+  f.error = error;
+  f.nth = nth;
+  f.remaining = count;
+  faults_.push_back(f);
+  call_counts_.erase(f.key);
+}
+
+void Simulator::ClearFaults() {
+  std::lock_guard<std::mutex> hl(hook_mu_);
+  faults_.clear();
+  call_counts_.clear();
+}
+
+void Simulator::SetTraceSink(TraceSink sink, void* user) {
+  std::lock_guard<std::mutex> hl(hook_mu_);
+  trace_sink_ = sink;
+  trace_user_ = user;
+}
+
+bool Simulator::tracing() {
+  std::lock_guard<std::mutex> hl(hook_mu_);
+  return trace_sink_ != nullptr;
+}
+
+void Simulator::Trace(const std::string& body) {
+  TraceSink sink = nullptr;
+  void* user = nullptr;
+  {
+    std::lock_guard<std::mutex> hl(hook_mu_);
+    sink = trace_sink_;
+    user = trace_user_;
+  }
+  if (sink == nullptr) return;
+  std::string line = std::to_string(seq_.fetch_add(1)) + " " + body + "\n";
+  sink(user, line.c_str(), line.size());
+}
+
+namespace {
+std::string DevText(const Simulator& s, const Simulator::IoctlCtx& c) {
+  if (c.kind == Simulator::DevKind::kKfd) return "kfd";
+  return "renderD" + std::to_string(s.desc().gpus[static_cast<size_t>(c.gpu)].render_minor);
+}
+}  // namespace
+
+int Simulator::Ioctl(int fd, unsigned long request, void* arg) {
+  IoctlCtx c;
+  if (int r = LookupFd(fd, &c)) return r;
+  const uint32_t req = static_cast<uint32_t>(request);
+  const uint32_t usize = k::IocSize(req);
+  const bool trace = tracing();
+  std::string line;
+  if (trace) {
+    line = "ioctl fd=" + std::to_string(fd) + " dev=" + DevText(*this, c) + " req=" + HexU64(req);
+  }
+  std::vector<uint8_t> bytes;
+  if (trace && usize != 0 && (k::IocDir(req) & k::kIocWrite)) {
+    bytes.resize(usize);
+    if (UserRead(bytes.data(), reinterpret_cast<uintptr_t>(arg), usize) != 0) bytes.clear();
+  }
+  std::string name = "?";
+  bool unknown = false;
+  int injected = 0;
+  int result = 0;
+  if (TakeFault(req & 0xFFFFu, &injected)) {
+    result = injected;
+  } else if (c.kind == DevKind::kKfd) {
+    result = KfdIoctl(c, request, arg, &name, &unknown);
+  } else {
+    result = DrmIoctl(c, request, arg, &name, &unknown);
+  }
+  if (unknown) {
+    unknown_requests_.fetch_add(1);
+    last_unknown_request_.store(req);
+  }
+  if (trace) {
+    line += " name=" + name + " size=" + std::to_string(usize) + " in=";
+    AppendHex(&line, bytes.data(), bytes.size(), kTraceHexMax);
+    line += " -> " + (result == 0 ? std::string("ok") : ErrnoName(result));
+    if (injected == 0 && !unknown && usize != 0 && (k::IocDir(req) & k::kIocRead)) {
+      std::vector<uint8_t> out(usize);
+      if (UserRead(out.data(), reinterpret_cast<uintptr_t>(arg), usize) == 0) {
+        line += " out=";
+        AppendHex(&line, out.data(), out.size(), kTraceHexMax);
+      }
+    }
+    if (injected != 0) line += " injected";
+    if (unknown) line += " unknown";
+    Trace(line);
+  }
+  return result;
+}
+
+int Simulator::Mmap(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
+                    void** out_addr) {
+  if (out_addr == nullptr) return EINVAL;
+  IoctlCtx c;
+  if (int r = LookupFd(fd, &c)) return r == ENOTTY ? ENODEV : r;
+  void* p = nullptr;
+  const int result = c.kind == DevKind::kKfd ? MmapKfd(addr, length, prot, flags, offset, &p)
+                                             : MmapRender(c, addr, length, prot, flags, offset, &p);
+  if (tracing()) {
+    std::string line = "mmap fd=" + std::to_string(fd) + " dev=" + DevText(*this, c) +
+                       " addr=" + HexU64(reinterpret_cast<uintptr_t>(addr)) +
+                       " len=" + HexU64(length) + " prot=" + ProtText(prot) +
+                       " flags=" + MapText(flags) + " off=" + HexU64(offset) + " -> ";
+    line += result == 0 ? "ok addr=" + HexU64(reinterpret_cast<uintptr_t>(p)) : ErrnoName(result);
+    Trace(line);
+  }
+  if (result == 0) *out_addr = p;
+  return result;
+}
+
+int Simulator::Munmap(void* addr, size_t length) {
+  const int result = munmap(addr, length) == 0 ? 0 : errno;
+  if (tracing()) {
+    Trace("munmap addr=" + HexU64(reinterpret_cast<uintptr_t>(addr)) + " len=" + HexU64(length) +
+          " -> " + (result == 0 ? std::string("ok") : ErrnoName(result)));
+  }
+  return result;
+}
+
+}  // namespace kfdsim

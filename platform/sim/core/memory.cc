@@ -1,0 +1,586 @@
+// kfdsim memory subsystem: per-GPU process state (VM binding, apertures),
+// the BO table (ALLOC/FREE/MAP/UNMAP_MEMORY_OF_GPU, AVAILABLE_MEMORY), the
+// dma-buf ioctls and every mmap of a simulated fd.
+//
+// Model:
+//  - Each GPU has one backing memfd; a VRAM or GTT BO is a page-aligned
+//    range of it (first fit from a free list, else a bump pointer; the file
+//    grows with ftruncate and freed ranges are hole-punched). The BO's
+//    mmap_offset is its offset in that memfd, and a CPU mmap of a render fd
+//    at that offset maps the same memfd range, so all aliases (the user's
+//    mappings, the simulator's event-page view) stay coherent.
+//  - Handles are (gpu_id << 32) | lowest free per-GPU index, as the kernel's
+//    IDR gives them. VRAM use is accounted against GpuDesc::vram_bytes and
+//    GTT against gtt_bytes (when nonzero): ENOMEM past either.
+//  - DOORBELL BOs return the kfd doorbell mmap offset of their GPU, MMIO_REMAP
+//    BOs the kfd MMIO offset; USERPTR BOs leave mmap_offset as passed in
+//    (the user address). The doorbell slice (8 KiB with 64-bit SOC15
+//    doorbells, else 4 KiB) and the MMIO page are per-GPU memfds.
+//
+// Kernel facts followed (kfd_chardev.c): size 0 -> EINVAL; unknown gpu ->
+// EINVAL; PUBLIC VRAM without a large BAR -> EINVAL; no ACQUIRE_VM yet ->
+// ENODEV (process-device bind); doorbell size != slice -> EINVAL; MMIO size
+// != PAGE_SIZE -> EINVAL; VA overlapping an SVM range -> EADDRINUSE; FREE
+// of the event-page BO -> EPERM; MAP/UNMAP: n_devices 0 or n_success >
+// n_devices -> EINVAL, unknown handle -> ENOMEM, unknown peer -> EINVAL,
+// resumable from n_success; UNMAP of a BO not mapped there -> EINVAL.
+//
+// Threading: everything here runs under proc_mu_ (taken after dev_mu_ when
+// a device file must be looked up or pinned).
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+
+#include "platform/sim/core/simulator.h"
+#include "platform/sim/core/util.h"
+
+namespace kfdsim {
+
+namespace k = hke::kfd;
+
+namespace {
+
+constexpr uint64_t kSvmUserBase = 0x1000000ull;  // low 16 MiB reserved by the kernel
+constexpr uint64_t MmapOffset(uint32_t type, uint32_t gpu_id) {
+  return (static_cast<uint64_t>(type) << k::kMmapTypeShift) |
+         ((static_cast<uint64_t>(gpu_id) & 0xFFFFull) << k::kMmapGpuIdShift);
+}
+
+}  // namespace
+
+int Simulator::GpuIndex(uint32_t gpu_id) const {
+  if (gpu_id == 0) return -1;
+  const auto& g = board_.desc.gpus;
+  for (size_t i = 0; i < g.size(); ++i) {
+    if (g[i].gpu_id == gpu_id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+bool Simulator::IsSoc15(int gpu) const {
+  return board_.desc.gpus[static_cast<size_t>(gpu)].gfx_target_version >= 90000;
+}
+
+uint64_t Simulator::DoorbellSlice(int gpu) const {
+  const uint64_t doorbell_bytes = IsSoc15(gpu) ? 8 : 4;
+  return AlignUp(doorbell_bytes * 1024, page_size_);
+}
+
+int Simulator::Bind(int gpu) const {
+  return gpus_[static_cast<size_t>(gpu)].vm_acquired ? 0 : ENODEV;
+}
+
+// Aperture layout of kfd_flat_memory.c: gfx9 and later program LDS and
+// scratch through the top 16 bits (1 << 48, 2 << 48, 4 GiB each) and give
+// a canonical SVM range above the kernel's reserved 16 MiB; gfx7/8 use the
+// 1 << 61 hole and, on APUs, a non-canonical GPUVM aperture per node.
+void Simulator::FillApertures(int gpu, k::ProcessDeviceApertures* out) const {
+  const GpuDesc& d = board_.desc.gpus[static_cast<size_t>(gpu)];
+  std::memset(out, 0, sizeof(*out));
+  if (d.gfx_target_version >= 90000 || d.gfx_target_version == 0) {
+    out->lds_base = 1ull << 48;
+    out->scratch_base = 2ull << 48;
+    out->gpuvm_base = kSvmUserBase;
+    out->gpuvm_limit = (1ull << 47) - 1;
+  } else {
+    out->lds_base = 1ull << 61;
+    out->scratch_base = (1ull << 61) + 0x100000000ull;
+    const uint64_t vm_size = 1ull << 40;
+    if (!d.is_apu) {
+      out->gpuvm_base = kSvmUserBase;
+      out->gpuvm_limit = vm_size - 1;
+    } else {
+      out->gpuvm_base = (static_cast<uint64_t>(d.node_id + 1) << 61) + 0x1000000000000ull;
+      out->gpuvm_limit = (out->gpuvm_base & 0xFFFFFF0000000000ull) + vm_size - 1;
+    }
+  }
+  out->lds_limit = (out->lds_base & 0xFFFFFFFF00000000ull) | 0xFFFFFFFFull;
+  out->scratch_limit = (out->scratch_base & 0xFFFFFFFF00000000ull) | 0xFFFFFFFFull;
+  out->gpu_id = d.gpu_id;
+}
+
+int Simulator::IocGetProcessApertures(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::GetProcessAperturesArgs*>(d);
+  const size_t n = std::min<size_t>(board_.desc.gpus.size(), k::kOldAperturesMaxGpus);
+  for (size_t i = 0; i < n; ++i) FillApertures(static_cast<int>(i), &a->process_apertures[i]);
+  a->num_of_nodes = static_cast<uint32_t>(n);
+  return 0;
+}
+
+int Simulator::IocGetProcessAperturesNew(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::GetProcessAperturesNewArgs*>(d);
+  const uint32_t count = static_cast<uint32_t>(board_.desc.gpus.size());
+  if (a->num_of_nodes == 0) {
+    a->num_of_nodes = count;
+    return 0;
+  }
+  const uint32_t n = std::min(count, a->num_of_nodes);
+  std::vector<k::ProcessDeviceApertures> pa(n);
+  for (uint32_t i = 0; i < n; ++i) FillApertures(static_cast<int>(i), &pa[i]);
+  a->num_of_nodes = n;
+  return UserWrite(a->kfd_process_device_apertures_ptr, pa.data(), n * sizeof(pa[0]));
+}
+
+int Simulator::IocAcquireVm(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::AcquireVmArgs*>(d);
+  IoctlCtx drm;
+  const int lookup = LookupFd(static_cast<int>(a->drm_fd), &drm);
+  if (lookup == EBADF) return EINVAL;  // fget failed
+  const int gpu = GpuIndex(a->gpu_id);
+  if (gpu < 0) return EINVAL;
+  std::lock_guard<std::mutex> dl(dev_mu_);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  if (g.vm_acquired) return (lookup == 0 && g.vm_file == drm.key) ? 0 : EBUSY;
+  // The file must be a render file of this very device.
+  if (lookup != 0 || drm.kind != DevKind::kRender || drm.gpu != gpu) return EINVAL;
+  auto it = files_.find(drm.key);
+  if (it == files_.end()) return EINVAL;
+  if (it->second.pin_fd < 0) {
+    it->second.pin_fd = fcntl(static_cast<int>(a->drm_fd), F_DUPFD_CLOEXEC, 0);
+    if (it->second.pin_fd < 0) return ENOMEM;
+  }
+  g.vm_acquired = true;
+  g.vm_file = drm.key;
+  return 0;
+}
+
+int Simulator::EnsureFd(int* fd, const char* name, uint64_t size) {
+  if (*fd >= 0) return 0;
+  const int f = memfd_create(name, MFD_CLOEXEC);
+  if (f < 0) return errno;
+  if (size != 0 && ftruncate(f, static_cast<off_t>(size)) != 0) {
+    const int e = errno;
+    close(f);
+    return e;
+  }
+  *fd = f;
+  return 0;
+}
+
+int Simulator::EnsureDoorbellPage(int gpu) {
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  if (g.doorbell_fd >= 0) return 0;
+  const uint64_t slice = DoorbellSlice(gpu);
+  const int r = EnsureFd(&g.doorbell_fd, "kfdsim-doorbell", slice);
+  if (r != 0) return r;
+  void* m = mmap(nullptr, static_cast<size_t>(slice), PROT_READ | PROT_WRITE, MAP_SHARED,
+                 g.doorbell_fd, 0);
+  if (m == MAP_FAILED) return errno;
+  g.doorbell_map = static_cast<volatile uint8_t*>(m);
+  return 0;
+}
+
+int Simulator::AllocBacking(int gpu, uint64_t size, uint64_t* offset) {
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  char name[40];
+  std::snprintf(name, sizeof(name), "kfdsim-gpu%u-bo", board_.desc.gpus[static_cast<size_t>(gpu)].gpu_id);
+  int r = EnsureFd(&g.backing_fd, name, 0);
+  if (r != 0) return r;
+  for (auto it = g.free_ranges.begin(); it != g.free_ranges.end(); ++it) {
+    if (it->second < size) continue;
+    *offset = it->first;
+    const uint64_t rest = it->second - size;
+    const uint64_t rest_at = it->first + size;
+    g.free_ranges.erase(it);
+    if (rest != 0) g.free_ranges[rest_at] = rest;
+    return 0;
+  }
+  if (g.top > ~0ull / 2 - size) return ENOMEM;
+  const uint64_t at = g.top;
+  if (at + size > g.backing_len) {
+    if (ftruncate(g.backing_fd, static_cast<off_t>(at + size)) != 0) return ENOMEM;
+    g.backing_len = at + size;
+  }
+  g.top = at + size;
+  *offset = at;
+  return 0;
+}
+
+void Simulator::FreeBacking(int gpu, uint64_t offset, uint64_t size) {
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  // Return the pages to the host and make the next BO here read as zero.
+  fallocate(g.backing_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(offset),
+            static_cast<off_t>(size));
+  auto it = g.free_ranges.emplace(offset, size).first;
+  auto next = std::next(it);
+  if (next != g.free_ranges.end() && it->first + it->second == next->first) {
+    it->second += next->second;
+    g.free_ranges.erase(next);
+  }
+  if (it != g.free_ranges.begin()) {
+    auto prev = std::prev(it);
+    if (prev->first + prev->second == it->first) {
+      prev->second += it->second;
+      g.free_ranges.erase(it);
+      it = prev;
+    }
+  }
+  if (it->first + it->second == g.top) {
+    g.top = it->first;
+    g.free_ranges.erase(it);
+  }
+}
+
+void Simulator::DropStorage(const std::shared_ptr<Storage>& s) {
+  if (!s) return;
+  if (--s->refs == 0) FreeBacking(s->gpu, s->offset, s->size);
+}
+
+bool Simulator::SvmOverlaps(uint64_t start, uint64_t size) const {
+  if (size == 0) return false;
+  const uint64_t end = start + size;
+  auto it = svm_.upper_bound(start);
+  if (it != svm_.begin()) {
+    auto prev = std::prev(it);
+    if (prev->second.end > start) return true;
+  }
+  return it != svm_.end() && it->first < end;
+}
+
+int Simulator::IocAllocMemory(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::AllocMemoryOfGpuArgs*>(d);
+  if (a->size == 0) return EINVAL;
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const uint32_t flags = a->flags;
+  if (flags & k::kAllocMemUserptr) {
+    if (SvmOverlaps(a->mmap_offset, a->size)) return EADDRINUSE;
+  } else if (!((flags & k::kAllocMemVram) && a->va_addr == 0)) {
+    if (SvmOverlaps(a->va_addr, a->size)) return EADDRINUSE;
+  }
+  const int gpu = GpuIndex(a->gpu_id);
+  if (gpu < 0) return EINVAL;
+  const GpuDesc& desc = board_.desc.gpus[static_cast<size_t>(gpu)];
+  const bool large_bar = desc.vram_visible_bytes == 0 || desc.vram_visible_bytes >= desc.vram_bytes;
+  if ((flags & k::kAllocMemPublic) && (flags & k::kAllocMemVram) && !large_bar) return EINVAL;
+  if (int r = Bind(gpu)) return r;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  if ((flags & k::kAllocMemDoorbell) && a->size != DoorbellSlice(gpu)) return EINVAL;
+  if ((flags & k::kAllocMemMmioRemap) && (a->size != page_size_ || page_size_ > 4096)) {
+    return a->size != page_size_ ? EINVAL : ENOMEM;
+  }
+
+  Bo bo;
+  bo.va = a->va_addr;
+  bo.size = a->size;
+  bo.flags = flags;
+  const uint64_t bytes = AlignUp(a->size, page_size_);
+  if (bytes < a->size) return EINVAL;
+  if (flags & (k::kAllocMemVram | k::kAllocMemGtt)) {
+    const bool vram = (flags & k::kAllocMemVram) != 0;
+    if (vram && (g.vram_used > desc.vram_bytes || bytes > desc.vram_bytes - g.vram_used)) {
+      return ENOMEM;
+    }
+    if (!vram && desc.gtt_bytes != 0 &&
+        (g.gtt_used > desc.gtt_bytes || bytes > desc.gtt_bytes - g.gtt_used)) {
+      return ENOMEM;
+    }
+    auto s = std::make_shared<Storage>();
+    s->gpu = gpu;
+    s->size = bytes;
+    s->refs = 1;
+    if (int r = AllocBacking(gpu, bytes, &s->offset)) return r;
+    bo.storage = s;
+    bo.counts_vram = vram;
+    bo.mmap_offset = s->offset;
+    (vram ? g.vram_used : g.gtt_used) += bytes;
+  } else if (flags & k::kAllocMemUserptr) {
+    bo.userptr = a->mmap_offset;
+    bo.mmap_offset = a->mmap_offset;
+  } else if (flags & k::kAllocMemDoorbell) {
+    if (int r = EnsureDoorbellPage(gpu)) return r;
+    bo.mmap_offset = MmapOffset(k::kMmapTypeDoorbell, desc.gpu_id);
+  } else if (flags & k::kAllocMemMmioRemap) {
+    if (int r = EnsureFd(&g.mmio_fd, "kfdsim-mmio", page_size_)) return r;
+    bo.mmap_offset = MmapOffset(k::kMmapTypeMmio, desc.gpu_id);
+  } else {
+    return EINVAL;  // no memory domain
+  }
+  const uint32_t idx = g.bo_ids.Take();
+  a->handle = (static_cast<uint64_t>(desc.gpu_id) << 32) | idx;
+  a->mmap_offset = bo.mmap_offset;
+  g.bos.emplace(idx, std::move(bo));
+  return 0;
+}
+
+int Simulator::IocFreeMemory(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::FreeMemoryOfGpuArgs*>(d);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  if (event_page_handle_ != 0 && a->handle == event_page_handle_) return EPERM;
+  const int gpu = GpuIndex(static_cast<uint32_t>(a->handle >> 32));
+  if (gpu < 0) return EINVAL;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
+  if (it == g.bos.end()) return EINVAL;
+  Bo& bo = it->second;
+  if (bo.storage) {
+    const uint64_t bytes = AlignUp(bo.size, page_size_);
+    if (bo.counts_vram) {
+      g.vram_used -= std::min(g.vram_used, bytes);
+    } else if (bo.flags & k::kAllocMemGtt) {
+      g.gtt_used -= std::min(g.gtt_used, bytes);
+    }
+    DropStorage(bo.storage);
+  }
+  g.bo_ids.Release(it->first);
+  g.bos.erase(it);
+  return 0;
+}
+
+namespace {
+
+template <typename Args>
+int MapUnmapCommon(Args* a, std::vector<uint32_t>* ids) {
+  if (a->n_devices == 0) return EINVAL;
+  if (a->n_success > a->n_devices) return EINVAL;
+  if (a->n_devices > (1u << 20)) return ENOMEM;
+  ids->resize(a->n_devices);
+  return UserRead(ids->data(), a->device_ids_array_ptr, ids->size() * sizeof(uint32_t));
+}
+
+}  // namespace
+
+int Simulator::IocMapMemory(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::MapMemoryToGpuArgs*>(d);
+  std::vector<uint32_t> ids;
+  if (int r = MapUnmapCommon(a, &ids)) return r;
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(static_cast<uint32_t>(a->handle >> 32));
+  if (gpu < 0) return EINVAL;
+  if (int r = Bind(gpu)) return r;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
+  if (it == g.bos.end()) return ENOMEM;
+  Bo& bo = it->second;
+  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
+    const int peer = GpuIndex(ids[i]);
+    if (peer < 0) return EINVAL;
+    if (int r = Bind(peer)) return r;
+    if (std::find(bo.mapped.begin(), bo.mapped.end(), ids[i]) == bo.mapped.end()) {
+      bo.mapped.push_back(ids[i]);
+    }
+    a->n_success = i + 1;
+  }
+  return 0;
+}
+
+int Simulator::IocUnmapMemory(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::UnmapMemoryFromGpuArgs*>(d);
+  std::vector<uint32_t> ids;
+  if (int r = MapUnmapCommon(a, &ids)) return r;
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(static_cast<uint32_t>(a->handle >> 32));
+  if (gpu < 0) return EINVAL;
+  if (int r = Bind(gpu)) return r;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
+  if (it == g.bos.end()) return ENOMEM;
+  Bo& bo = it->second;
+  for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
+    const int peer = GpuIndex(ids[i]);
+    if (peer < 0) return EINVAL;
+    if (int r = Bind(peer)) return r;
+    auto m = std::find(bo.mapped.begin(), bo.mapped.end(), ids[i]);
+    if (m == bo.mapped.end()) return EINVAL;  // not mapped on that VM
+    bo.mapped.erase(m);
+    a->n_success = i + 1;
+  }
+  return 0;
+}
+
+int Simulator::IocAvailableMemory(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::GetAvailableMemoryArgs*>(d);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(a->gpu_id);
+  if (gpu < 0) return EINVAL;
+  const GpuDesc& desc = board_.desc.gpus[static_cast<size_t>(gpu)];
+  const GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  if (desc.is_apu) {
+    a->available = desc.gtt_bytes > g.gtt_used ? desc.gtt_bytes - g.gtt_used : 0;
+  } else {
+    a->available = desc.vram_bytes > g.vram_used ? desc.vram_bytes - g.vram_used : 0;
+  }
+  return 0;
+}
+
+// dma-buf: EXPORT gives a fresh memfd standing for the BO (recognised by
+// inode); GET_DMABUF_INFO describes it; IMPORT makes a new handle on the
+// same storage of the same GPU. Importing on another GPU, metadata and
+// foreign dma-bufs are not supported (EINVAL).
+int Simulator::IocExportDmabuf(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::ExportDmabufArgs*>(d);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(static_cast<uint32_t>(a->handle >> 32));
+  if (gpu < 0) return EINVAL;
+  if (int r = Bind(gpu)) return r;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
+  if (it == g.bos.end() || !it->second.storage) return EINVAL;
+  const int fd = memfd_create("kfdsim-dmabuf", (a->flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+  if (fd < 0) return errno;
+  struct stat st{};
+  if (fstat(fd, &st) != 0) {
+    close(fd);
+    return EIO;
+  }
+  Dmabuf buf;
+  buf.storage = it->second.storage;
+  buf.storage->refs++;
+  buf.flags = it->second.flags;
+  buf.pin_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+  dmabufs_[FileKey{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}] = buf;
+  a->dmabuf_fd = static_cast<uint32_t>(fd);
+  return 0;
+}
+
+namespace {
+bool DmabufKey(uint32_t fd, FileKey* key) {
+  struct stat st{};
+  if (fstat(static_cast<int>(fd), &st) != 0) return false;
+  *key = FileKey{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  return true;
+}
+}  // namespace
+
+int Simulator::IocGetDmabufInfo(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::GetDmabufInfoArgs*>(d);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  FileKey key;
+  if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
+  auto it = dmabufs_.find(key);
+  if (it == dmabufs_.end()) return EINVAL;
+  a->size = it->second.storage->size;
+  a->gpu_id = board_.desc.gpus[static_cast<size_t>(it->second.storage->gpu)].gpu_id;
+  a->flags = it->second.flags;
+  a->metadata_size = 0;
+  return 0;
+}
+
+int Simulator::IocImportDmabuf(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::ImportDmabufArgs*>(d);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(a->gpu_id);
+  if (gpu < 0) return EINVAL;
+  if (int r = Bind(gpu)) return r;
+  FileKey key;
+  if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
+  auto it = dmabufs_.find(key);
+  if (it == dmabufs_.end() || it->second.storage->gpu != gpu) return EINVAL;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  Bo bo;
+  bo.va = a->va_addr;
+  bo.size = it->second.storage->size;
+  bo.flags = it->second.flags;
+  bo.storage = it->second.storage;
+  bo.storage->refs++;
+  bo.mmap_offset = bo.storage->offset;
+  const uint32_t idx = g.bo_ids.Take();
+  a->handle = (static_cast<uint64_t>(a->gpu_id) << 32) | idx;
+  g.bos.emplace(idx, std::move(bo));
+  return 0;
+}
+
+// ---- mmap ----
+
+int Simulator::MmapKfd(void* addr, size_t length, int prot, int flags, uint64_t offset,
+                       void** out) {
+  const uint32_t type = static_cast<uint32_t>(offset >> k::kMmapTypeShift);
+  const uint32_t gpu_id16 = static_cast<uint32_t>((offset & k::kMmapGpuIdMask) >> k::kMmapGpuIdShift);
+  int fd = -1;
+  uint64_t file_off = 0;
+  if (type == k::kMmapTypeEvents) {
+    std::lock_guard<std::mutex> el(ev_mu_);
+    if (length > k::kMaxEventsMapping) return EINVAL;
+    if (page_fd_ < 0) return EINVAL;  // no signal page yet
+    void* p = mmap(addr, length, prot, flags, page_fd_, static_cast<off_t>(page_fd_offset_));
+    if (p == MAP_FAILED) return errno;
+    signal_mapped_size_ = length;
+    *out = p;
+    return 0;
+  }
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  int gpu = -1;
+  for (size_t i = 0; i < board_.desc.gpus.size(); ++i) {
+    if ((board_.desc.gpus[i].gpu_id & 0xFFFFu) == gpu_id16) gpu = static_cast<int>(i);
+  }
+  if (gpu < 0) return ENODEV;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  void* p = MAP_FAILED;
+  switch (type) {
+    case k::kMmapTypeDoorbell:
+      if (length != DoorbellSlice(gpu)) return EINVAL;
+      if (int r = EnsureDoorbellPage(gpu)) return r;
+      fd = g.doorbell_fd;
+      break;
+    case k::kMmapTypeMmio:
+      if (length != page_size_ || page_size_ != 4096) return EINVAL;
+      if (int r = EnsureFd(&g.mmio_fd, "kfdsim-mmio", page_size_)) return r;
+      fd = g.mmio_fd;
+      break;
+    default:  // RESERVED_MEM: the CWSR trap-handler pages (TBA + TMA)
+      if (length != 2 * page_size_) return EINVAL;
+      p = mmap(addr, length, prot, (flags & ~MAP_PRIVATE) | MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+      if (p == MAP_FAILED) return errno;
+      *out = p;
+      return 0;
+  }
+  p = mmap(addr, length, prot, flags, fd, static_cast<off_t>(file_off));
+  if (p == MAP_FAILED) return errno;
+  *out = p;
+  return 0;
+}
+
+int Simulator::MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int prot, int flags,
+                          uint64_t offset, void** out) {
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  GpuProc& g = gpus_[static_cast<size_t>(ctx.gpu)];
+  if (length == 0) return EINVAL;
+  const uint64_t len = AlignUp(length, page_size_);
+  const Storage* hit = nullptr;
+  for (const auto& [idx, bo] : g.bos) {
+    (void)idx;
+    const Storage* s = bo.storage.get();
+    if (s != nullptr && offset >= s->offset && offset < s->offset + s->size) {
+      hit = s;
+      break;
+    }
+  }
+  if (hit == nullptr) return EINVAL;  // no BO at this offset
+  // KFD BOs are accessible only through the DRM file the VM was acquired on.
+  if (!g.vm_acquired || !(g.vm_file == ctx.key)) return EACCES;
+  if (offset + len > hit->offset + hit->size) return EINVAL;
+  void* p = mmap(addr, length, prot, flags, g.backing_fd, static_cast<off_t>(offset));
+  if (p == MAP_FAILED) return errno;
+  *out = p;
+  return 0;
+}
+
+int Simulator::MemoryUsage(uint32_t gpu_id, uint64_t* vram_used, uint64_t* gtt_used) {
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(gpu_id);
+  if (gpu < 0) return EINVAL;
+  if (vram_used != nullptr) *vram_used = gpus_[static_cast<size_t>(gpu)].vram_used;
+  if (gtt_used != nullptr) *gtt_used = gpus_[static_cast<size_t>(gpu)].gtt_used;
+  return 0;
+}
+
+size_t Simulator::BoCount() {
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  size_t n = 0;
+  for (const GpuProc& g : gpus_) n += g.bos.size();
+  return n;
+}
+
+bool Simulator::VmAcquired(uint32_t gpu_id) {
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(gpu_id);
+  return gpu >= 0 && gpus_[static_cast<size_t>(gpu)].vm_acquired;
+}
+
+}  // namespace kfdsim

@@ -1,0 +1,372 @@
+// kfdsim::Simulator: a software KFD. It answers the kernel UAPI of /dev/kfd
+// and of the amdgpu render nodes (ioctl, mmap, open, close) for one
+// simulated process on one Board, so that unmodified thunks (through an
+// LD_PRELOAD shim) and this project's library (through an in-process
+// platform) run without a GPU. The C ABI for front ends is platform/sim/sim.h.
+//
+// Meaning: one Simulator is one process as the KFD sees it (the kernel keys
+// its kfd_process by mm, so the state survives closing every /dev/kfd fd;
+// ResetProcess() drops it, e.g. for a fork child). Device fds are real
+// memfd descriptors; the simulator recognises them, and their dup()s, by
+// inode. Handlers follow the kernel's validation order and errno values
+// (see the per-subsystem .cc files); deliberate deviations are listed in
+// platform/sim/core/README.md.
+//
+// Implementation is split by subsystem, each a set of member functions in
+// its own file: devices.cc (fds), memory.cc (BOs, VM, apertures, mmap),
+// events.cc, queues.cc, drm.cc (render node), process.cc (the remaining
+// per-process ioctls, SVM), dispatch.cc (ioctl table, size rule, faults,
+// trace).
+//
+// Threading: every public member is thread-safe. Locks, always taken in
+// this order when nested: dev_mu_ (device files) -> proc_mu_ (memory,
+// queues, VM, SVM, per-process flags) -> ev_mu_ (events; WAIT_EVENTS
+// sleeps on ev_cv_ holding only ev_mu_) ; hook_mu_ (trace sink, faults,
+// queue hook) is a leaf. No global state: everything hangs off the object.
+#ifndef HKE_PLATFORM_SIM_CORE_SIMULATOR_H_
+#define HKE_PLATFORM_SIM_CORE_SIMULATOR_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "lib/kfd/abi.h"
+#include "platform/sim/board.h"
+#include "platform/sim/core/util.h"
+
+namespace kfdsim {
+
+// Receives one trace line (`length` bytes ending in '\n', NUL after it).
+using TraceSink = void (*)(void* user, const char* line, size_t length);
+
+// What a queue hook sees: the queue as created, plus the doorbell value
+// read from the process doorbell page when the queue was stepped.
+struct QueueView {
+  uint32_t queue_id = 0;
+  uint32_t gpu_id = 0;
+  uint32_t queue_type = 0;  // hke::kfd::kQueueType*
+  uint64_t ring_base_address = 0;
+  uint32_t ring_size = 0;  // bytes, after the kernel's clamp
+  uint64_t read_pointer_address = 0;
+  uint64_t write_pointer_address = 0;
+  uint64_t doorbell_value = 0;
+};
+// Packet-execution seam: called (without simulator locks held) each time a
+// queue is stepped with RingDoorbell().
+using QueueHook = void (*)(void* user, const QueueView& queue);
+
+// Key of one opened device file: the memfd inode behind every fd of it.
+struct FileKey {
+  uint64_t dev = 0;
+  uint64_t ino = 0;
+  bool operator<(const FileKey& o) const { return dev != o.dev ? dev < o.dev : ino < o.ino; }
+  bool operator==(const FileKey& o) const { return dev == o.dev && ino == o.ino; }
+};
+
+class Simulator {
+ public:
+  explicit Simulator(Board board);
+  ~Simulator();
+  Simulator(const Simulator&) = delete;
+  Simulator& operator=(const Simulator&) = delete;
+
+  const BoardDesc& desc() const { return board_.desc; }
+  // The board's file provider; may be null for a hand-built board.
+  const FileProvider* files() const { return board_.files.get(); }
+
+  // ---- front-end entry points (all return 0 or a positive errno) ----
+  // True for /dev/kfd, /dev/dri/renderD<n> and paths the provider owns.
+  bool OwnsPath(const std::string& path) const;
+  // Opens /dev/kfd or /dev/dri/renderD<minor> (host O_* flags; O_CLOEXEC is
+  // honoured). ENOENT for other paths and for minors not on the board.
+  int Open(const char* path, int flags, int* out_fd);
+  // Closes a descriptor (a simulated one or not) with the real close().
+  int Close(int fd);
+  // True when `fd` is an open descriptor of a simulated device file.
+  bool OwnsFd(int fd);
+  // Issues `request` on `fd`; `arg` points at the caller's argument.
+  int Ioctl(int fd, unsigned long request, void* arg);
+  // mmap with host PROT_/MAP_ values on a simulated fd (kfd or render).
+  int Mmap(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
+           void** out_addr);
+  int Munmap(void* addr, size_t length);
+
+  // ---- observability and injection ----
+  void SetTraceSink(TraceSink sink, void* user);
+  // Fails the `nth` (1-based; 0 = every) call of the request whose low 16
+  // bits (type << 8 | nr) are `request_key` with `error`, `count` times
+  // (0 = unlimited). The handler does not run for an injected failure.
+  void AddFault(uint32_t request_key, int error, uint32_t nth, uint32_t count);
+  void ClearFaults();
+  // Requests answered ENOTTY/EINVAL because they are unknown, so far.
+  uint64_t unknown_requests() const { return unknown_requests_.load(); }
+  uint32_t last_unknown_request() const { return last_unknown_request_.load(); }
+
+  // A GPU page fault: sets every MEMORY event with this data (the kernel
+  // also sends SIGSEGV; the simulator does not). EINVAL for an unknown gpu.
+  int InjectMemoryException(uint32_t gpu_id, uint64_t va,
+                            const hke::kfd::MemoryExceptionFailure& failure,
+                            uint32_t error_type);
+  // A GPU reset: sets every HW_EXCEPTION event with this data.
+  int InjectHwException(uint32_t gpu_id, uint32_t reset_type, uint32_t reset_cause,
+                        uint32_t memory_lost);
+  // The event interrupt: every signal event whose slot in the event page is
+  // no longer "unsignaled" is acknowledged (slot reset) and set. Returns the
+  // number of events set.
+  uint32_t SignalInterrupt();
+  // Sets an event's age (tests of the wrap rule). EINVAL when unknown.
+  int SetEventAge(uint32_t event_id, uint64_t age);
+
+  void SetQueueHook(QueueHook hook, void* user);
+  // Reads the queue's doorbell and calls the hook. EINVAL for an unknown
+  // queue, ENODEV when the doorbell page was never created.
+  int RingDoorbell(uint32_t queue_id);
+
+  // ---- state queries (tests, front ends) ----
+  int MemoryUsage(uint32_t gpu_id, uint64_t* vram_used, uint64_t* gtt_used);
+  size_t BoCount();
+  size_t QueueCount();
+  bool VmAcquired(uint32_t gpu_id);
+  // Drops all per-process state (BOs, events, queues, VMs, SVM). Open device
+  // files stay valid. Waiters blocked in WAIT_EVENTS return EIO.
+  void ResetProcess();
+
+  // ---- implementation types (used across the subsystem files) ----
+  enum class DevKind { kKfd, kRender };
+  struct DeviceFile {
+    DevKind kind = DevKind::kKfd;
+    int gpu = -1;          // index into desc().gpus for render files
+    std::vector<int> fds;  // descriptors the simulator knows for this file
+    int pin_fd = -1;       // internal dup keeping the inode alive (ACQUIRE_VM)
+  };
+  // One ioctl or mmap in flight: the device file it targets.
+  struct IoctlCtx {
+    int fd = -1;
+    FileKey key;
+    DevKind kind = DevKind::kKfd;
+    int gpu = -1;
+    uint32_t user_size = 0;
+  };
+
+ private:
+  // ---------------- devices.cc ----------------
+  // Finds the device file behind `fd` (fstat identity). 0, EBADF (not a
+  // descriptor) or ENOTTY (not a simulated device).
+  int LookupFd(int fd, IoctlCtx* ctx);
+  int RenderMinorGpu(uint32_t minor) const;
+
+  // ---------------- memory.cc ----------------
+  struct Storage {  // a range of a GPU's backing memfd, shared by imports
+    int gpu = -1;
+    uint64_t offset = 0;
+    uint64_t size = 0;
+    int refs = 0;
+  };
+  struct Bo {
+    uint64_t va = 0;
+    uint64_t size = 0;
+    uint32_t flags = 0;
+    uint64_t mmap_offset = 0;  // what ALLOC returned
+    uint64_t userptr = 0;
+    std::shared_ptr<Storage> storage;  // VRAM/GTT (and imports) only
+    std::vector<uint32_t> mapped;      // gpu_ids this BO is mapped to
+    bool event_page = false;
+    bool counts_vram = false;
+  };
+  struct GpuProc {
+    bool vm_acquired = false;
+    FileKey vm_file;
+    int backing_fd = -1;  // memfd behind every VRAM/GTT BO of this GPU
+    uint64_t backing_len = 0;
+    uint64_t top = 0;  // bump pointer in the backing memfd
+    std::map<uint64_t, uint64_t> free_ranges;  // offset -> size
+    uint64_t vram_used = 0;
+    uint64_t gtt_used = 0;
+    std::map<uint32_t, Bo> bos;  // by IDR index (low 32 bits of the handle)
+    IdPool bo_ids;
+    int doorbell_fd = -1;        // the process doorbell slice of this GPU
+    volatile uint8_t* doorbell_map = nullptr;
+    int mmio_fd = -1;
+    uint64_t tba = 0, tma = 0, scratch_va = 0;
+    uint32_t default_policy = 0, alt_policy = 0;
+    uint64_t alt_base = 0, alt_size = 0;
+    std::vector<bool> doorbell_used;
+  };
+  int GpuIndex(uint32_t gpu_id) const;  // -1 when unknown (0 is never a GPU)
+  bool IsSoc15(int gpu) const;
+  uint64_t DoorbellSlice(int gpu) const;
+  void FillApertures(int gpu, hke::kfd::ProcessDeviceApertures* out) const;
+  // Process-device binding: 0, or ENODEV when ACQUIRE_VM has not been done.
+  int Bind(int gpu) const;
+  int AllocBacking(int gpu, uint64_t size, uint64_t* offset);
+  void FreeBacking(int gpu, uint64_t offset, uint64_t size);
+  int EnsureFd(int* fd, const char* name, uint64_t size);
+  void DropStorage(const std::shared_ptr<Storage>& s);  // proc_mu_ held
+  int EnsureDoorbellPage(int gpu);                     // proc_mu_ held
+  int MmapKfd(void* addr, size_t length, int prot, int flags, uint64_t offset, void** out);
+  int MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int prot, int flags,
+                 uint64_t offset, void** out);
+
+  int IocGetProcessApertures(IoctlCtx& c, void* d);
+  int IocGetProcessAperturesNew(IoctlCtx& c, void* d);
+  int IocAcquireVm(IoctlCtx& c, void* d);
+  int IocAllocMemory(IoctlCtx& c, void* d);
+  int IocFreeMemory(IoctlCtx& c, void* d);
+  int IocMapMemory(IoctlCtx& c, void* d);
+  int IocUnmapMemory(IoctlCtx& c, void* d);
+  int IocAvailableMemory(IoctlCtx& c, void* d);
+  int IocExportDmabuf(IoctlCtx& c, void* d);
+  int IocGetDmabufInfo(IoctlCtx& c, void* d);
+  int IocImportDmabuf(IoctlCtx& c, void* d);
+
+  // ---------------- events.cc ----------------
+  struct Waiter;
+  struct Event {
+    uint32_t id = 0;
+    uint32_t type = 0;
+    bool auto_reset = false;
+    bool signaled = false;
+    uint64_t age = 1;
+    hke::kfd::HsaMemoryExceptionData memory{};
+    hke::kfd::HsaHwExceptionData hw{};
+    std::vector<Waiter*> waiters;
+  };
+  struct Waiter {
+    Event* event = nullptr;  // null once the event is destroyed
+    bool activated = false;
+    bool age_enabled = false;
+  };
+  void SetEventLocked(Event* ev);
+  int KmapEventPage(uint64_t handle);  // proc_mu_ held
+  void DropEventsLocked();             // ev_mu_ held
+
+  int IocCreateEvent(IoctlCtx& c, void* d);
+  int IocDestroyEvent(IoctlCtx& c, void* d);
+  int IocSetEvent(IoctlCtx& c, void* d);
+  int IocResetEvent(IoctlCtx& c, void* d);
+  int IocWaitEvents(IoctlCtx& c, void* d);
+
+  // ---------------- queues.cc ----------------
+  struct Queue {
+    QueueView view;
+    int gpu = -1;
+    uint32_t percentage = 0;
+    uint32_t priority = 0;
+    uint32_t doorbell_id = 0;
+    uint64_t eop_address = 0, eop_size = 0, ctx_save_restore_address = 0;
+    uint32_t ctx_save_restore_size = 0, ctl_stack_size = 0;
+    std::vector<uint32_t> cu_mask;
+    bool gws = false;
+  };
+  int IocCreateQueue(IoctlCtx& c, void* d);
+  int IocDestroyQueue(IoctlCtx& c, void* d);
+  int IocUpdateQueue(IoctlCtx& c, void* d);
+  int IocSetCuMask(IoctlCtx& c, void* d);
+  int IocGetQueueWaveState(IoctlCtx& c, void* d);
+  int IocAllocQueueGws(IoctlCtx& c, void* d);
+
+  // ---------------- process.cc ----------------
+  struct SvmRange {
+    uint64_t end = 0;  // exclusive
+    uint32_t preferred = hke::kfd::kSvmLocationUndefined;
+    uint32_t prefetch = hke::kfd::kSvmLocationUndefined;
+    uint32_t flags = hke::kfd::kSvmFlagHostAccess | hke::kfd::kSvmFlagCoherent;
+    uint32_t granularity = 9;
+    std::map<uint32_t, uint32_t> access;  // gpu_id -> kSvmAttrAccess/InPlace/NoAccess
+  };
+  bool SvmOverlaps(uint64_t start, uint64_t size) const;  // proc_mu_ held
+  int IocGetVersion(IoctlCtx& c, void* d);
+  int IocSetMemoryPolicy(IoctlCtx& c, void* d);
+  int IocGetClockCounters(IoctlCtx& c, void* d);
+  int IocDeprecatedDebug(IoctlCtx& c, void* d);
+  int IocSetScratchBackingVa(IoctlCtx& c, void* d);
+  int IocGetTileConfig(IoctlCtx& c, void* d);
+  int IocSetTrapHandler(IoctlCtx& c, void* d);
+  int IocSmiEvents(IoctlCtx& c, void* d);
+  int IocSvm(IoctlCtx& c, void* d);
+  int IocSetXnackMode(IoctlCtx& c, void* d);
+  int IocCriu(IoctlCtx& c, void* d);
+  int IocRuntimeEnable(IoctlCtx& c, void* d);
+  int IocDbgTrap(IoctlCtx& c, void* d);
+  int IocCreateProcess(IoctlCtx& c, void* d);
+  int IocDkmsDebug(IoctlCtx& c, void* d);
+
+  // ---------------- drm.cc ----------------
+  int DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+               bool* unknown);
+
+  // ---------------- dispatch.cc ----------------
+  struct Fault {
+    uint32_t key = 0;
+    int error = 0;
+    uint32_t nth = 0;
+    uint32_t remaining = 0;  // 0 = unlimited
+    uint32_t seen = 0;
+  };
+  int KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+               bool* unknown);
+  bool TakeFault(uint32_t key, int* error);
+  void Trace(const std::string& body);
+  bool tracing();
+
+ public:
+  using Handler = int (Simulator::*)(IoctlCtx&, void*);
+
+ private:
+  Board board_;
+  size_t page_size_ = 4096;
+
+  std::mutex dev_mu_;
+  std::map<FileKey, DeviceFile> files_;
+
+  mutable std::mutex proc_mu_;
+  std::vector<GpuProc> gpus_;
+  std::map<uint32_t, Queue> queues_;
+  IdPool queue_ids_;
+  std::map<uint64_t, SvmRange> svm_;  // start -> range, non-overlapping
+  struct Dmabuf {
+    std::shared_ptr<Storage> storage;
+    uint32_t flags = 0;  // allocation flags of the exported BO
+    int pin_fd = -1;     // internal dup keeping the inode (the key) alive
+  };
+  std::map<FileKey, Dmabuf> dmabufs_;  // exported dma-buf fds, by inode
+  std::vector<int> smi_peers_;   // simulator ends of SMI socket pairs
+  bool xnack_enabled_ = false;
+  bool runtime_enabled_ = false;
+  // Event page (under proc_mu_ for the handle, ev_mu_ for the slots).
+  uint64_t event_page_handle_ = 0;  // user BO handle (dGPU), 0 when none
+
+  std::mutex ev_mu_;
+  std::condition_variable ev_cv_;
+  std::map<uint32_t, std::unique_ptr<Event>> events_;
+  IdPool signal_ids_{0};
+  IdPool other_ids_{0x40000000u};  // KFD_FIRST_NONSIGNAL_EVENT_ID
+  volatile uint64_t* slots_ = nullptr;  // simulator's view of the event page
+  size_t slots_map_len_ = 0;
+  int page_fd_ = -1;          // fd the EVENTS mmap maps (not owned when user page)
+  bool page_fd_owned_ = false;
+  uint64_t page_fd_offset_ = 0;
+  uint64_t signal_mapped_size_ = 0;
+  uint32_t signal_event_count_ = 0;
+
+  std::mutex hook_mu_;
+  TraceSink trace_sink_ = nullptr;
+  void* trace_user_ = nullptr;
+  std::vector<Fault> faults_;
+  std::map<uint32_t, uint32_t> call_counts_;
+  QueueHook queue_hook_ = nullptr;
+  void* queue_hook_user_ = nullptr;
+  std::atomic<uint64_t> seq_{1};
+  std::atomic<uint64_t> unknown_requests_{0};
+  std::atomic<uint32_t> last_unknown_request_{0};
+};
+
+}  // namespace kfdsim
+
+#endif  // HKE_PLATFORM_SIM_CORE_SIMULATOR_H_

@@ -1,0 +1,124 @@
+// See util.h.
+#include "platform/sim/core/util.h"
+
+#include <errno.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+
+namespace kfdsim {
+namespace {
+
+// -1 unknown, 0 unusable, 1 usable.
+std::atomic<int> g_vm_copy_usable{-1};
+
+int VmCopy(bool write, void* local, uint64_t remote, size_t n) {
+  if (n == 0) return 0;
+  if (remote == 0) return EFAULT;
+  if (g_vm_copy_usable.load(std::memory_order_relaxed) != 0) {
+    struct iovec l = {local, n};
+    struct iovec r = {reinterpret_cast<void*>(static_cast<uintptr_t>(remote)), n};
+    const ssize_t got = write ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
+                              : process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+    if (got >= 0 && static_cast<size_t>(got) == n) {
+      g_vm_copy_usable.store(1, std::memory_order_relaxed);
+      return 0;
+    }
+    if (got >= 0 || errno == EFAULT) return EFAULT;
+    if (errno != ENOSYS && errno != EPERM) return EFAULT;
+    g_vm_copy_usable.store(0, std::memory_order_relaxed);
+  }
+  void* p = reinterpret_cast<void*>(static_cast<uintptr_t>(remote));
+  if (write) {
+    std::memcpy(p, local, n);
+  } else {
+    std::memcpy(local, p, n);
+  }
+  return 0;
+}
+
+}  // namespace
+
+int UserRead(void* dst, uint64_t user_src, size_t n) { return VmCopy(false, dst, user_src, n); }
+
+int UserWrite(uint64_t user_dst, const void* src, size_t n) {
+  return VmCopy(true, const_cast<void*>(src), user_dst, n);
+}
+
+bool UserRangeOk(uint64_t addr, uint64_t size) {
+  // x86-64 TASK_SIZE_MAX; the other 64-bit targets have at least 47 bits.
+  constexpr uint64_t kUserTop = (1ull << 47) - 4096;
+  if (sizeof(void*) == 4) return addr <= 0xFFFFFFFFull && size <= 0x100000000ull - addr;
+  return addr <= kUserTop && size <= kUserTop - addr;
+}
+
+std::string ErrnoName(int error) {
+  switch (error) {
+    case EPERM: return "EPERM";
+    case ENOENT: return "ENOENT";
+    case ESRCH: return "ESRCH";
+    case EINTR: return "EINTR";
+    case EIO: return "EIO";
+    case EBADF: return "EBADF";
+    case EAGAIN: return "EAGAIN";
+    case ENOMEM: return "ENOMEM";
+    case EACCES: return "EACCES";
+    case EFAULT: return "EFAULT";
+    case EBUSY: return "EBUSY";
+    case EEXIST: return "EEXIST";
+    case ENODEV: return "ENODEV";
+    case EINVAL: return "EINVAL";
+    case EMFILE: return "EMFILE";
+    case ENOTTY: return "ENOTTY";
+    case EFBIG: return "EFBIG";
+    case ENOSPC: return "ENOSPC";
+    case ERANGE: return "ERANGE";
+    case ENOSYS: return "ENOSYS";
+    case EOPNOTSUPP: return "EOPNOTSUPP";
+    case EADDRINUSE: return "EADDRINUSE";
+    case ETIMEDOUT: return "ETIMEDOUT";
+    case 524: return "ENOTSUPP";
+    default: return "E" + std::to_string(error);
+  }
+}
+
+void AppendHex(std::string* out, const void* data, size_t n, size_t max_bytes) {
+  static const char kDigits[] = "0123456789abcdef";
+  const auto* b = static_cast<const unsigned char*>(data);
+  const size_t shown = n < max_bytes ? n : max_bytes;
+  for (size_t i = 0; i < shown; ++i) {
+    out->push_back(kDigits[b[i] >> 4]);
+    out->push_back(kDigits[b[i] & 0xf]);
+  }
+  if (shown < n) out->append("...");
+}
+
+std::string HexU64(uint64_t v) {
+  static const char kDigits[] = "0123456789abcdef";
+  char buf[19];
+  int i = 18;
+  buf[i] = '\0';
+  do {
+    buf[--i] = kDigits[v & 0xf];
+    v >>= 4;
+  } while (v != 0);
+  buf[--i] = 'x';
+  buf[--i] = '0';
+  return std::string(buf + i);
+}
+
+namespace {
+uint64_t ClockNs(clockid_t id) {
+  struct timespec ts{};
+  clock_gettime(id, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+}  // namespace
+
+uint64_t MonotonicRawNs() { return ClockNs(CLOCK_MONOTONIC_RAW); }
+uint64_t BoottimeNs() { return ClockNs(CLOCK_BOOTTIME); }
+
+}  // namespace kfdsim

@@ -1,0 +1,134 @@
+// C ABI of kfdsim (sim.h) over kfdsim::Simulator. Board loading lives in
+// sim_create.cc so that this file does not depend on the topology loaders.
+//
+// Threading: as thread-safe as the Simulator; the handle itself is
+// immutable between kfdsim_create/WrapBoard and kfdsim_destroy.
+#include "platform/sim/sim.h"
+
+#include <errno.h>
+
+#include <cstring>
+#include <new>
+#include <string>
+#include <vector>
+
+#include "platform/sim/core/simulator.h"
+
+struct kfdsim_handle {
+  kfdsim::Simulator sim;
+  explicit kfdsim_handle(kfdsim::Board board) : sim(std::move(board)) {}
+};
+
+namespace kfdsim {
+
+kfdsim_t* WrapBoard(Board board) { return new (std::nothrow) kfdsim_handle(std::move(board)); }
+
+Simulator* Unwrap(kfdsim_t* sim) { return sim == nullptr ? nullptr : &sim->sim; }
+
+}  // namespace kfdsim
+
+extern "C" {
+
+void kfdsim_destroy(kfdsim_t* sim) { delete sim; }
+
+int kfdsim_owns_path(kfdsim_t* sim, const char* path) {
+  return sim != nullptr && path != nullptr && sim->sim.OwnsPath(path) ? 1 : 0;
+}
+
+int kfdsim_open(kfdsim_t* sim, const char* path, int flags, int* out_fd) {
+  if (sim == nullptr) return EINVAL;
+  return sim->sim.Open(path, flags, out_fd);
+}
+
+int kfdsim_close(kfdsim_t* sim, int fd) { return sim == nullptr ? EINVAL : sim->sim.Close(fd); }
+
+int kfdsim_owns_fd(kfdsim_t* sim, int fd) { return sim != nullptr && sim->sim.OwnsFd(fd) ? 1 : 0; }
+
+int kfdsim_ioctl(kfdsim_t* sim, int fd, unsigned long request, void* arg) {
+  return sim == nullptr ? EINVAL : sim->sim.Ioctl(fd, request, arg);
+}
+
+int kfdsim_mmap(kfdsim_t* sim, void* addr, size_t length, int prot, int flags, int fd,
+                uint64_t offset, void** out_addr) {
+  return sim == nullptr ? EINVAL : sim->sim.Mmap(addr, length, prot, flags, fd, offset, out_addr);
+}
+
+int kfdsim_munmap(kfdsim_t* sim, void* addr, size_t length) {
+  return sim == nullptr ? EINVAL : sim->sim.Munmap(addr, length);
+}
+
+int kfdsim_file_kind(kfdsim_t* sim, const char* path, uint32_t* out_kind) {
+  if (sim == nullptr || path == nullptr || out_kind == nullptr) return EINVAL;
+  if (sim->sim.files() == nullptr) return ENOENT;
+  kfdsim::FileKind kind = kfdsim::FileKind::kNone;
+  const int r = sim->sim.files()->Kind(path, &kind);
+  if (r == 0) *out_kind = static_cast<uint32_t>(kind);
+  return r;
+}
+
+int kfdsim_read_file(kfdsim_t* sim, const char* path, char* buf, size_t capacity,
+                     size_t* out_length) {
+  if (sim == nullptr || path == nullptr || out_length == nullptr) return EINVAL;
+  if (sim->sim.files() == nullptr) return ENOENT;
+  std::string data;
+  const int r = sim->sim.files()->Read(path, &data);
+  if (r != 0) return r;
+  const size_t n = data.size() < capacity ? data.size() : capacity;
+  if (n != 0 && buf != nullptr) std::memcpy(buf, data.data(), n);
+  *out_length = data.size();
+  return data.size() > capacity ? EFBIG : 0;
+}
+
+int kfdsim_list_dir(kfdsim_t* sim, const char* path, kfdsim_dirent_fn fn, void* user) {
+  if (sim == nullptr || path == nullptr || fn == nullptr) return EINVAL;
+  if (sim->sim.files() == nullptr) return ENOENT;
+  std::vector<kfdsim::DirEntry> entries;
+  const int r = sim->sim.files()->List(path, &entries);
+  if (r != 0) return r;
+  for (const kfdsim::DirEntry& e : entries) {
+    if (fn(user, e.name.c_str(), static_cast<uint32_t>(e.kind)) != 0) break;
+  }
+  return 0;
+}
+
+uint32_t kfdsim_cpu_count(kfdsim_t* sim) { return sim == nullptr ? 0 : sim->sim.desc().cpu_count; }
+
+void kfdsim_set_trace(kfdsim_t* sim, kfdsim_trace_fn fn, void* user) {
+  if (sim != nullptr) sim->sim.SetTraceSink(fn, user);
+}
+
+void kfdsim_add_fault(kfdsim_t* sim, uint32_t request_key, int error, uint32_t nth,
+                      uint32_t count) {
+  if (sim != nullptr) sim->sim.AddFault(request_key, error, nth, count);
+}
+
+void kfdsim_clear_faults(kfdsim_t* sim) {
+  if (sim != nullptr) sim->sim.ClearFaults();
+}
+
+int kfdsim_inject_memory_exception(kfdsim_t* sim, uint32_t gpu_id, uint64_t va,
+                                   uint32_t failure_flags, uint32_t error_type) {
+  if (sim == nullptr) return EINVAL;
+  hke::kfd::MemoryExceptionFailure f{};
+  f.NotPresent = failure_flags & 1u;
+  f.ReadOnly = (failure_flags >> 1) & 1u;
+  f.NoExecute = (failure_flags >> 2) & 1u;
+  f.imprecise = (failure_flags >> 3) & 1u;
+  return sim->sim.InjectMemoryException(gpu_id, va, f, error_type);
+}
+
+int kfdsim_inject_hw_exception(kfdsim_t* sim, uint32_t gpu_id, uint32_t reset_type,
+                               uint32_t reset_cause, uint32_t memory_lost) {
+  if (sim == nullptr) return EINVAL;
+  return sim->sim.InjectHwException(gpu_id, reset_type, reset_cause, memory_lost);
+}
+
+uint32_t kfdsim_signal_interrupt(kfdsim_t* sim) {
+  return sim == nullptr ? 0 : sim->sim.SignalInterrupt();
+}
+
+void kfdsim_reset_process(kfdsim_t* sim) {
+  if (sim != nullptr) sim->sim.ResetProcess();
+}
+
+}  // extern "C"

@@ -1,0 +1,123 @@
+/*
+ * kfdsim C ABI: the simulated KFD as the front ends see it (the LD_PRELOAD
+ * shim and the in-process platform backend). A front end maps paths and
+ * descriptors to these calls and does nothing else; every kernel behaviour
+ * lives in the core (platform/sim/core/simulator.h).
+ *
+ * Conventions: functions return 0 or a positive Linux errno. Flags are the
+ * host's O_*, PROT_* and MAP_* values (the simulator is Linux-only). A
+ * kfdsim_t is one simulated process on one board; there are no globals.
+ * Every function is thread-safe; kfdsim_destroy must not race other calls
+ * on the same handle.
+ */
+#ifndef HKE_PLATFORM_SIM_SIM_H_
+#define HKE_PLATFORM_SIM_SIM_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__)
+#define KFDSIM_API __attribute__((visibility("default")))
+#else
+#define KFDSIM_API
+#endif
+
+typedef struct kfdsim_handle kfdsim_t;
+
+/* Receives one trace line: `length` bytes ending in '\n' (a NUL follows).
+ * Called from the calling thread, possibly from several at once. */
+typedef void (*kfdsim_trace_fn)(void* user, const char* line, size_t length);
+
+/* File kinds of kfdsim_file_kind / kfdsim_list_dir (== kfdsim::FileKind). */
+#define KFDSIM_FILE_NONE 0u
+#define KFDSIM_FILE_REGULAR 1u
+#define KFDSIM_FILE_DIR 2u
+#define KFDSIM_FILE_DEVICE 3u
+
+typedef struct kfdsim_options {
+  uint32_t struct_size;    /* sizeof(kfdsim_options) */
+  uint32_t kfd_minor;      /* KFD minor the board reports; 0 = 17 */
+  uint32_t cpu_count;      /* 0 = derived from the board */
+  uint32_t reserved;
+  const char* tree_dir;    /* captured sysfs tree (directory mirroring /), or NULL */
+  const char* board_name;  /* built-in board, used when tree_dir is NULL */
+  kfdsim_trace_fn trace;   /* optional */
+  void* trace_user;
+} kfdsim_options;
+
+/* Loads the board (tree_dir, else board_name) and creates a simulator.
+ * On failure *out is untouched and `error` (if not NULL) receives a
+ * NUL-terminated message of at most error_len bytes. */
+KFDSIM_API int kfdsim_create(const kfdsim_options* options, kfdsim_t** out, char* error,
+                             size_t error_len);
+KFDSIM_API void kfdsim_destroy(kfdsim_t* sim);
+
+/* ---- devices ---- */
+/* Nonzero for /dev/kfd, /dev/dri/renderD<n> and every path the board's
+ * file provider owns (those must never fall through to the host). */
+KFDSIM_API int kfdsim_owns_path(kfdsim_t* sim, const char* path);
+KFDSIM_API int kfdsim_open(kfdsim_t* sim, const char* path, int flags, int* out_fd);
+KFDSIM_API int kfdsim_close(kfdsim_t* sim, int fd);
+/* Nonzero when fd (or a dup of it) is a simulated device descriptor. */
+KFDSIM_API int kfdsim_owns_fd(kfdsim_t* sim, int fd);
+KFDSIM_API int kfdsim_ioctl(kfdsim_t* sim, int fd, unsigned long request, void* arg);
+KFDSIM_API int kfdsim_mmap(kfdsim_t* sim, void* addr, size_t length, int prot, int flags, int fd,
+                           uint64_t offset, void** out_addr);
+KFDSIM_API int kfdsim_munmap(kfdsim_t* sim, void* addr, size_t length);
+
+/* ---- files served by the board ---- */
+KFDSIM_API int kfdsim_file_kind(kfdsim_t* sim, const char* path, uint32_t* out_kind);
+/* Copies the file into buf. When it is longer than `capacity`, returns
+ * EFBIG and sets *out_length to the full length (buf then holds a prefix). */
+KFDSIM_API int kfdsim_read_file(kfdsim_t* sim, const char* path, char* buf, size_t capacity,
+                                size_t* out_length);
+/* Calls fn once per entry; a nonzero return from fn stops the listing. */
+typedef int (*kfdsim_dirent_fn)(void* user, const char* name, uint32_t kind);
+KFDSIM_API int kfdsim_list_dir(kfdsim_t* sim, const char* path, kfdsim_dirent_fn fn, void* user);
+/* CPU count the board reports (get_nprocs). */
+KFDSIM_API uint32_t kfdsim_cpu_count(kfdsim_t* sim);
+
+/* ---- observability and injection ---- */
+KFDSIM_API void kfdsim_set_trace(kfdsim_t* sim, kfdsim_trace_fn fn, void* user);
+/* Fails calls of the request whose low 16 bits (type << 8 | nr) are
+ * request_key with `error`: from its `nth` call (1-based) on, `count` times
+ * (0 = every later call). The handler does not run for these calls. */
+KFDSIM_API void kfdsim_add_fault(kfdsim_t* sim, uint32_t request_key, int error, uint32_t nth,
+                                 uint32_t count);
+KFDSIM_API void kfdsim_clear_faults(kfdsim_t* sim);
+/* Sets every MEMORY event with this fault (flags bit 0 not present, bit 1
+ * read-only, bit 2 no-execute, bit 3 imprecise). */
+KFDSIM_API int kfdsim_inject_memory_exception(kfdsim_t* sim, uint32_t gpu_id, uint64_t va,
+                                              uint32_t failure_flags, uint32_t error_type);
+KFDSIM_API int kfdsim_inject_hw_exception(kfdsim_t* sim, uint32_t gpu_id, uint32_t reset_type,
+                                          uint32_t reset_cause, uint32_t memory_lost);
+/* The GPU event interrupt: sets the signal events whose slots were written.
+ * Returns how many were set. */
+KFDSIM_API uint32_t kfdsim_signal_interrupt(kfdsim_t* sim);
+/* Drops the per-process state (a fork child starting over). */
+KFDSIM_API void kfdsim_reset_process(kfdsim_t* sim);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#ifdef __cplusplus
+#include <memory>
+
+#include "platform/sim/board.h"
+
+namespace kfdsim {
+class Simulator;
+// Wraps a board the caller built (tests, the in-process backend) in a C
+// handle; never fails except for allocation. Release with kfdsim_destroy.
+kfdsim_t* WrapBoard(Board board);
+// The C++ simulator behind a handle.
+Simulator* Unwrap(kfdsim_t* sim);
+}  // namespace kfdsim
+#endif
+
+#endif /* HKE_PLATFORM_SIM_SIM_H_ */
