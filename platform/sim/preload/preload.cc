@@ -11,6 +11,7 @@
 //   KFDSIM_KFD_MINOR=<n>    KFD minor version to report (default 17)
 //   KFDSIM_TRACE=<file>     trace lines to <file>.<pid> (one file per process)
 //   KFDSIM_FAULTS=<spec>    inject ioctl errors: ioctl=<name|0xcode>:<nth|N+|*>:<ERRNO>,...
+//   KFDSIM_TMPDIR=<dir>     where the board's files are written (default /dev/shm)
 // With neither KFDSIM_TOPOLOGY nor KFDSIM_BOARD set the shim is inert.
 //
 // Files: on first use the board's files (the KFD topology, /proc/cpuinfo,
@@ -309,10 +310,33 @@ int MaterialiseEntry(void* user, const char* name, uint32_t) {
   return 0;
 }
 
+// Directories that are symbolic links on a real system become links here
+// too, so each is written once: /sys/class/kfd/kfd and the per-node CPU
+// entries /sys/devices/system/node/node<N>/cpu<K>.
+bool AliasTarget(const std::string& path, std::string* out) {
+  if (path == "/sys/class/kfd/kfd") {
+    *out = "/sys/devices/virtual/kfd/kfd";
+    return true;
+  }
+  const std::string node_prefix = "/sys/devices/system/node/node";
+  if (path.compare(0, node_prefix.size(), node_prefix) != 0) return false;
+  const size_t slash = path.find('/', node_prefix.size());
+  if (slash == std::string::npos || path.compare(slash, 4, "/cpu") != 0) return false;
+  const std::string cpu = path.substr(slash + 1);
+  if (cpu.size() <= 3 || cpu.find_first_not_of("0123456789", 3) != std::string::npos) return false;
+  *out = "/sys/devices/system/cpu/" + cpu;
+  return true;
+}
+
 void Materialise(Walker& w, const std::string& path) {
   uint32_t kind = 0;
   if (kfdsim_file_kind(w.sim, path.c_str(), &kind) != 0) return;
   const std::string target = w.root + path;
+  std::string alias;
+  if (kind == KFDSIM_FILE_DIR && AliasTarget(path, &alias)) {
+    if (symlink((w.root + alias).c_str(), target.c_str()) != 0 && errno != EEXIST) w.failed = true;
+    return;
+  }
   if (kind == KFDSIM_FILE_DIR) {
     if (mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) w.failed = true;
     std::pair<Walker*, std::string> ctx(&w, path);
@@ -368,8 +392,17 @@ const std::string& RootLocked() {
   }
   kfdsim_t* sim = SimLocked();
   if (sim == nullptr) return s.root;
-  const char* tmp = getenv("TMPDIR");
-  std::string templ = std::string(tmp != nullptr && tmp[0] ? tmp : "/tmp") + "/kfdsim.XXXXXX";
+  // A memory-backed directory keeps the one-time write of thousands of
+  // small files cheap: KFDSIM_TMPDIR, else /dev/shm, else TMPDIR, else /tmp.
+  std::string base;
+  const char* candidates[] = {getenv("KFDSIM_TMPDIR"), "/dev/shm", getenv("TMPDIR"), "/tmp"};
+  for (const char* c : candidates) {
+    if (c != nullptr && c[0] != '\0' && g_real.access(c, W_OK | X_OK) == 0) {
+      base = c;
+      break;
+    }
+  }
+  std::string templ = base + "/kfdsim.XXXXXX";
   std::vector<char> name(templ.begin(), templ.end());
   name.push_back('\0');
   if (mkdtemp(name.data()) == nullptr) {
