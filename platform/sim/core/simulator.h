@@ -77,6 +77,7 @@ class Simulator {
   Simulator& operator=(const Simulator&) = delete;
 
   const BoardDesc& desc() const { return board_.desc; }
+  const Board& board() const { return board_; }
   // The board's file provider; may be null for a hand-built board.
   const FileProvider* files() const { return board_.files.get(); }
 
