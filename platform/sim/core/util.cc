@@ -2,6 +2,7 @@
 #include "platform/sim/core/util.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,38 @@ namespace {
 
 // -1 unknown, 0 unusable, 1 usable.
 std::atomic<int> g_vm_copy_usable{-1};
+
+// Where process_vm_readv/writev are refused (seccomp, qemu-user), copies
+// through a pipe instead: the kernel checks the user range on write(2) from
+// it or read(2) into it, so a bad pointer still gives EFAULT instead of a
+// crash in the simulator.
+int PipeCopy(bool write, void* local, uint64_t remote, size_t n) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) return errno;
+  char* user = reinterpret_cast<char*>(static_cast<uintptr_t>(remote));
+  char* mine = static_cast<char*>(local);
+  int result = 0;
+  constexpr size_t kChunk = 4096;  // always fits the pipe buffer
+  for (size_t done = 0; done < n && result == 0;) {
+    const size_t len = n - done < kChunk ? n - done : kChunk;
+    const char* from = write ? mine + done : user + done;
+    char* to = write ? user + done : mine + done;
+    const ssize_t w = ::write(fds[1], from, len);
+    if (w != static_cast<ssize_t>(len)) {
+      result = w < 0 ? (errno == EFAULT ? EFAULT : errno) : EIO;
+      break;
+    }
+    const ssize_t r = ::read(fds[0], to, len);
+    if (r != static_cast<ssize_t>(len)) {
+      result = r < 0 ? (errno == EFAULT ? EFAULT : errno) : EIO;
+      break;
+    }
+    done += len;
+  }
+  ::close(fds[0]);
+  ::close(fds[1]);
+  return result;
+}
 
 int VmCopy(bool write, void* local, uint64_t remote, size_t n) {
   if (n == 0) return 0;
@@ -31,13 +64,7 @@ int VmCopy(bool write, void* local, uint64_t remote, size_t n) {
     if (errno != ENOSYS && errno != EPERM) return EFAULT;
     g_vm_copy_usable.store(0, std::memory_order_relaxed);
   }
-  void* p = reinterpret_cast<void*>(static_cast<uintptr_t>(remote));
-  if (write) {
-    std::memcpy(p, local, n);
-  } else {
-    std::memcpy(local, p, n);
-  }
-  return 0;
+  return PipeCopy(write, local, remote, n);
 }
 
 }  // namespace
