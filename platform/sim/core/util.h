@@ -17,8 +17,8 @@ namespace kfdsim {
 
 // copy_from_user / copy_to_user: 0, or EFAULT when the range is not mapped
 // with the needed access (checked through process_vm_readv/writev on the
-// own process; where those syscalls are refused the copy is a plain
-// memcpy and only a null address is reported as EFAULT).
+// own process; where those syscalls are refused, as under qemu-user, the
+// copy goes through a pipe, whose write/read the kernel checks the same way).
 int UserRead(void* dst, uint64_t user_src, size_t n);
 int UserWrite(uint64_t user_dst, const void* src, size_t n);
 
