@@ -15,9 +15,10 @@ fi
 
 printf '%-20s %-12s %10s %10s %10s\n' build config text data bss
 for d in "${dirs[@]}"; do
-  size_tool=size
-  prefix=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=\(.*\)g++$/\1/p' "$d/CMakeCache.txt" | head -1)
-  [ -n "$prefix" ] && command -v "${prefix}size" >/dev/null && size_tool="${prefix}size"
+  # The toolchain's own size(1): the nm CMake found, renamed.
+  nm_tool=$(sed -n 's/^CMAKE_NM:FILEPATH=//p' "$d/CMakeCache.txt")
+  size_tool=${nm_tool%nm}size
+  [ -x "$size_tool" ] || size_tool=size
   config=$(sed -n 's/^HKE_CONFIGURATION:STRING=//p' "$d/CMakeCache.txt")
   read -r text data bss < <("$size_tool" -t "$d/libhsakmt.a" | tail -1 | awk '{print $1, $2, $3}')
   printf '%-20s %-12s %10s %10s %10s\n' "$(basename "$d")" "$config" "$text" "$data" "$bss"

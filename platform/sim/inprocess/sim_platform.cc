@@ -5,31 +5,17 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
-#include <time.h>
-#include <unistd.h>
+
+#include "hsakmt/hsakmt_linux.h"
 
 namespace {
 
 kfdsim_t* Sim(void* self) { return static_cast<kfdsim_t*>(self); }
 
-int Open(void* self, const char* path, uint32_t flags, int* out_fd) {
-  if (path == nullptr || out_fd == nullptr) return EINVAL;
-  int f = (flags & HKE_OPEN_RDWR) ? O_RDWR : O_RDONLY;
-  if (flags & HKE_OPEN_CLOEXEC) f |= O_CLOEXEC;
-  if (flags & HKE_OPEN_DIRECTORY) f |= O_DIRECTORY;
-  if (!kfdsim_owns_path(Sim(self), path)) return ENOENT;
-  return kfdsim_open(Sim(self), path, f, out_fd);
-}
-
-int Close(void* self, int fd) {
-  if (kfdsim_owns_fd(Sim(self), fd)) return kfdsim_close(Sim(self), fd);
-  return ::close(fd) == 0 ? 0 : errno;
-}
-
-int Ioctl(void* self, int fd, uint32_t request, void* arg) {
-  if (!kfdsim_owns_fd(Sim(self), fd)) return EBADF;
-  return kfdsim_ioctl(Sim(self), fd, request, arg);
-}
+// Everything that is not the simulator's (anonymous memory, clocks, the
+// process id, descriptors the simulator does not own) is the host's: the
+// Linux table does it.
+const hke_platform_ops& Host() { return *hke_linux_platform_ops(); }
 
 int HostProt(uint32_t prot) {
   int p = PROT_NONE;
@@ -48,6 +34,25 @@ int HostMapFlags(uint32_t flags) {
   return f;
 }
 
+int Open(void* self, const char* path, uint32_t flags, int* out_fd) {
+  if (path == nullptr || out_fd == nullptr) return EINVAL;
+  if (!kfdsim_owns_path(Sim(self), path)) return ENOENT;
+  int f = (flags & HKE_OPEN_RDWR) ? O_RDWR : O_RDONLY;
+  if (flags & HKE_OPEN_CLOEXEC) f |= O_CLOEXEC;
+  if (flags & HKE_OPEN_DIRECTORY) f |= O_DIRECTORY;
+  return kfdsim_open(Sim(self), path, f, out_fd);
+}
+
+int Close(void* self, int fd) {
+  if (kfdsim_owns_fd(Sim(self), fd)) return kfdsim_close(Sim(self), fd);
+  return Host().close(nullptr, fd);
+}
+
+int Ioctl(void* self, int fd, uint32_t request, void* arg) {
+  if (!kfdsim_owns_fd(Sim(self), fd)) return EBADF;
+  return kfdsim_ioctl(Sim(self), fd, request, arg);
+}
+
 int Mmap(void* self, void* addr, size_t length, uint32_t prot, uint32_t flags, int fd,
          uint64_t offset, void** out_addr) {
   if (out_addr == nullptr || length == 0) return EINVAL;
@@ -55,26 +60,13 @@ int Mmap(void* self, void* addr, size_t length, uint32_t prot, uint32_t flags, i
     return kfdsim_mmap(Sim(self), addr, length, HostProt(prot), HostMapFlags(flags), fd, offset,
                        out_addr);
   }
-  void* p = ::mmap(addr, length, HostProt(prot), HostMapFlags(flags), fd,
-                   static_cast<off_t>(offset));
-  if (p == MAP_FAILED) return errno;
-  *out_addr = p;
-  return 0;
+  return Host().mmap(nullptr, addr, length, prot, flags, fd, offset, out_addr);
 }
 
-int Munmap(void*, void* addr, size_t length) {
-  return ::munmap(addr, length) == 0 ? 0 : errno;
-}
+int Munmap(void*, void* addr, size_t length) { return Host().munmap(nullptr, addr, length); }
 
 int Madvise(void*, void* addr, size_t length, uint32_t advice) {
-  int a = 0;
-  switch (advice) {
-    case HKE_ADVICE_DONTFORK: a = MADV_DONTFORK; break;
-    case HKE_ADVICE_DOFORK: a = MADV_DOFORK; break;
-    case HKE_ADVICE_HUGEPAGE: a = MADV_HUGEPAGE; break;
-    default: return EINVAL;
-  }
-  return ::madvise(addr, length, a) == 0 ? 0 : errno;
+  return Host().madvise(nullptr, addr, length, advice);
 }
 
 int ReadFile(void* self, const char* path, char* buf, size_t capacity, size_t* out_length) {
@@ -90,8 +82,8 @@ int ReadFile(void* self, const char* path, char* buf, size_t capacity, size_t* o
 int ListDir(void* self, const char* path, hke_dirent_fn fn, void* user) {
   if (path == nullptr || fn == nullptr) return EINVAL;
   if (!kfdsim_owns_path(Sim(self), path)) return ENOENT;
-  // kfdsim's kinds equal the platform's HKE_DIRENT_* for file and dir; a
-  // device node is reported as "other".
+  // kfdsim's file and directory kinds become HKE_DIRENT_FILE/DIR; a device
+  // node is reported as "other".
   struct Relay {
     hke_dirent_fn fn;
     void* user;
@@ -109,21 +101,7 @@ int ListDir(void* self, const char* path, hke_dirent_fn fn, void* user) {
       &relay);
 }
 
-int ClockNs(void*, uint32_t clock, uint64_t* out_ns) {
-  if (out_ns == nullptr) return EINVAL;
-  clockid_t id;
-  switch (clock) {
-    case HKE_CLOCK_MONOTONIC: id = CLOCK_MONOTONIC; break;
-    case HKE_CLOCK_MONOTONIC_RAW: id = CLOCK_MONOTONIC_RAW; break;
-    case HKE_CLOCK_BOOTTIME: id = CLOCK_BOOTTIME; break;
-    case HKE_CLOCK_REALTIME: id = CLOCK_REALTIME; break;
-    default: return EINVAL;
-  }
-  struct timespec ts;
-  if (::clock_gettime(id, &ts) != 0) return errno;
-  *out_ns = static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-  return 0;
-}
+int ClockNs(void*, uint32_t clock, uint64_t* out_ns) { return Host().clock_ns(nullptr, clock, out_ns); }
 
 int CpuCount(void* self, uint32_t* out_count) {
   if (out_count == nullptr) return EINVAL;
@@ -133,27 +111,13 @@ int CpuCount(void* self, uint32_t* out_count) {
   return 0;
 }
 
-int ProcessId(void*, int32_t* out_pid) {
-  if (out_pid == nullptr) return EINVAL;
-  *out_pid = static_cast<int32_t>(::getpid());
-  return 0;
-}
+int ProcessId(void*, int32_t* out_pid) { return Host().process_id(nullptr, out_pid); }
 
 int ReadFd(void*, int fd, void* buf, size_t capacity, size_t* out_length) {
-  if (out_length == nullptr) return EINVAL;
-  const ssize_t n = ::read(fd, buf, capacity);
-  if (n < 0) return errno;
-  *out_length = static_cast<size_t>(n);
-  return 0;
+  return Host().read_fd(nullptr, fd, buf, capacity, out_length);
 }
 
-int PageSize(void*, size_t* out_size) {
-  if (out_size == nullptr) return EINVAL;
-  const long n = ::sysconf(_SC_PAGESIZE);
-  if (n <= 0) return EIO;
-  *out_size = static_cast<size_t>(n);
-  return 0;
-}
+int PageSize(void*, size_t* out_size) { return Host().page_size(nullptr, out_size); }
 
 const hke_platform_ops kSimOps = {
     sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
