@@ -50,6 +50,28 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   return true;
 }
 
+// The table a decorator publishes: its own operation for every operation
+// the (normalised) inner table has, NULL where the inner one is NULL, so a
+// missing operation stays missing through any stack of decorators.
+inline hke_platform_ops DecoratedOps(const hke_platform_ops& own, const hke_platform_ops& inner) {
+  hke_platform_ops ops = own;
+  ops.struct_size = sizeof(hke_platform_ops);
+  ops.abi_version = HKE_PLATFORM_ABI_VERSION;
+#define HKE_MASK_OP_(member) \
+  if (inner.member == nullptr) ops.member = nullptr;
+  HKE_MASK_OP_(mmap)
+  HKE_MASK_OP_(munmap)
+  HKE_MASK_OP_(madvise)
+  HKE_MASK_OP_(list_dir)
+  HKE_MASK_OP_(clock_ns)
+  HKE_MASK_OP_(cpu_count)
+  HKE_MASK_OP_(process_id)
+  HKE_MASK_OP_(read_fd)
+  HKE_MASK_OP_(page_size)
+#undef HKE_MASK_OP_
+  return ops;
+}
+
 }  // namespace hke::platform
 
 #endif  // HKE_PLATFORM_TRACE_DECORATOR_OPS_H_

@@ -393,22 +393,12 @@ extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_si
       !hke::platform::NormalizeInnerOps(inner.ops, &in)) {
     return EINVAL;
   }
-  hke_platform_ops ops{};
-  ops.struct_size = sizeof(hke_platform_ops);
-  ops.abi_version = HKE_PLATFORM_ABI_VERSION;
-  ops.open = Open;
-  ops.close = Close;
-  ops.ioctl = Ioctl;
-  ops.mmap = in.mmap != nullptr ? Mmap : nullptr;
-  ops.munmap = in.munmap != nullptr ? Munmap : nullptr;
-  ops.madvise = in.madvise != nullptr ? Madvise : nullptr;
-  ops.read_file = ReadFile;
-  ops.list_dir = in.list_dir != nullptr ? ListDir : nullptr;
-  ops.clock_ns = in.clock_ns != nullptr ? ClockNs : nullptr;
-  ops.cpu_count = in.cpu_count != nullptr ? CpuCount : nullptr;
-  ops.process_id = in.process_id != nullptr ? ProcessId : nullptr;
-  ops.read_fd = in.read_fd != nullptr ? ReadFd : nullptr;
-  ops.page_size = in.page_size != nullptr ? PageSize : nullptr;
+  static const hke_platform_ops kOwn = {
+      sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
+      Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
+      ProcessId, ReadFd, PageSize,
+  };
+  const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 
   TraceState* s = new (trace->opaque.bytes) TraceState;
   s->ops = ops;
