@@ -112,6 +112,9 @@ typedef struct hke_capacities {
   uint32_t max_events;             /* event table entries */
   uint32_t max_queues;             /* queue descriptors */
   uint32_t max_va_objects;         /* tracked allocations across apertures */
+  uint32_t max_mem_banks_total;    /* memory banks of all nodes together */
+  uint32_t max_caches_total;       /* caches of all nodes together */
+  uint32_t max_links_total;        /* io_links + p2p_links of all nodes together */
 } hke_capacities;
 
 /* Name of the compile-time configuration ("default" or "small-board"). */

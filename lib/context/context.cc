@@ -53,6 +53,9 @@ void hke_build_capacities(hke_capacities* out) {
   c.max_events = hke::config::kMaxEvents;
   c.max_queues = hke::config::kMaxQueues;
   c.max_va_objects = hke::config::kMaxVaObjects;
+  c.max_mem_banks_total = hke::config::kMaxMemBanksTotal;
+  c.max_caches_total = hke::config::kMaxCachesTotal;
+  c.max_links_total = hke::config::kMaxLinksTotal;
   *out = c;
 }
 

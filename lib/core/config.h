@@ -14,8 +14,11 @@ inline constexpr const char* kName = "small-board";
 inline constexpr uint32_t kMaxNodes = 2;
 inline constexpr uint32_t kMaxGpus = 1;
 inline constexpr uint32_t kMaxMemBanksPerNode = 4;
-inline constexpr uint32_t kMaxCachesPerNode = 16;
+inline constexpr uint32_t kMaxCachesPerNode = 64;
 inline constexpr uint32_t kMaxLinksPerNode = 4;
+inline constexpr uint32_t kMaxMemBanksTotal = 8;
+inline constexpr uint32_t kMaxCachesTotal = 96;
+inline constexpr uint32_t kMaxLinksTotal = 8;
 inline constexpr uint32_t kMaxEvents = 256;
 inline constexpr uint32_t kMaxQueues = 16;
 inline constexpr uint32_t kMaxVaObjects = 1024;
@@ -24,14 +27,22 @@ inline constexpr const char* kName = "default";
 inline constexpr uint32_t kMaxNodes = 128;
 inline constexpr uint32_t kMaxGpus = 128;  // render minors 128..255
 inline constexpr uint32_t kMaxMemBanksPerNode = 8;
-inline constexpr uint32_t kMaxCachesPerNode = 64;
+inline constexpr uint32_t kMaxCachesPerNode = 256;  // 217 per MI210 GPU node
 inline constexpr uint32_t kMaxLinksPerNode = 128;
+// Pools shared by all nodes: a node may use up to its per-node limit, the
+// whole topology up to these totals (MI300X CPX: 5040 caches, 4034 links).
+inline constexpr uint32_t kMaxMemBanksTotal = 1024;
+inline constexpr uint32_t kMaxCachesTotal = 8192;
+inline constexpr uint32_t kMaxLinksTotal = 8192;
 inline constexpr uint32_t kMaxEvents = 4096;  // the KFD signal-slot limit
 inline constexpr uint32_t kMaxQueues = 1024;  // the KFD per-process queue limit
 inline constexpr uint32_t kMaxVaObjects = 131072;
 #endif
 
 static_assert(kMaxGpus <= kMaxNodes, "every GPU is a node");
+static_assert(kMaxMemBanksPerNode <= kMaxMemBanksTotal && kMaxCachesPerNode <= kMaxCachesTotal &&
+                  kMaxLinksPerNode <= kMaxLinksTotal,
+              "a pool holds at least one full node");
 
 }  // namespace hke::config
 

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,22 @@ class FakePlatform {
   std::vector<int> ioctl_errors;  // consumed front to back, 0 = succeed
   std::map<std::string, std::string> files;
   std::function<int(int, uint32_t, void*)> ioctl_hook;  // overrides the default ioctl
+  // Files: called before every read_file lookup (may edit `files`).
+  std::function<void(const std::string& path)> before_read;
+  // Files: read_file of these paths fails with the errno given.
+  std::map<std::string, int> read_errors;
+  // Directories for list_dir besides those implied by `files` (e.g. empty ones).
+  std::set<std::string> dirs;
+
+  // Installs list_dir (absent by default): a directory lists the next path
+  // component of every entry of `files` and `dirs` below it, files as
+  // HKE_DIRENT_FILE and the rest as HKE_DIRENT_DIR; ENOENT when nothing is
+  // below it and it is not in `dirs`.
+  void EnableListDir() {
+    ops_.list_dir = [](void* s, const char* p, hke_dirent_fn fn, void* u) {
+      return Self(s)->ListDir(p, fn, u);
+    };
+  }
 
   // Observations.
   std::vector<Call> calls;
@@ -110,8 +127,31 @@ class FakePlatform {
     }
     return ENOTTY;
   }
+  int ListDir(const char* path, hke_dirent_fn fn, void* user) {
+    calls.push_back({"list_dir", -1, 0, path});
+    const std::string prefix = std::string(path) + "/";
+    std::map<std::string, uint32_t> entries;
+    auto add = [&](const std::string& full, bool is_file) {
+      if (full.compare(0, prefix.size(), prefix) != 0 || full.size() == prefix.size()) return;
+      const std::string rest = full.substr(prefix.size());
+      const size_t slash = rest.find('/');
+      const std::string name = rest.substr(0, slash);
+      const bool file = is_file && slash == std::string::npos;
+      entries[name] = file ? HKE_DIRENT_FILE : HKE_DIRENT_DIR;
+    };
+    for (const auto& f : files) add(f.first, true);
+    for (const auto& d : dirs) add(d, false);
+    if (entries.empty() && dirs.count(path) == 0) return ENOENT;
+    for (const auto& e : entries) {
+      if (fn(user, e.first.c_str(), e.second) != 0) break;
+    }
+    return 0;
+  }
   int ReadFile(const char* path, char* buf, size_t cap, size_t* out) {
     calls.push_back({"read_file", -1, 0, path});
+    if (before_read) before_read(path);
+    auto err = read_errors.find(path);
+    if (err != read_errors.end()) return err->second;
     auto it = files.find(path);
     if (it == files.end()) return ENOENT;
     if (it->second.size() > cap) return EFBIG;
