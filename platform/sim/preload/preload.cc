@@ -163,6 +163,7 @@ struct State {
   pid_t sim_pid = 0;        // process the simulator state belongs to
   std::string root;         // materialised directory, no trailing slash
   pid_t root_owner = 0;     // process that must remove `root` at exit
+  std::mutex trace_mu;      // guards trace_fd/trace_pid
   int trace_fd = -1;
   pid_t trace_pid = 0;
 };
@@ -213,6 +214,7 @@ void WriteAll(int fd, const char* data, size_t n) {
 // process so children never truncate a parent's log.
 void TraceLine(const char* line, size_t length) {
   State& s = S();
+  std::lock_guard<std::mutex> l(s.trace_mu);
   const pid_t pid = getpid();
   if (s.trace_pid != pid) {
     s.trace_pid = pid;
@@ -228,11 +230,25 @@ void TraceLine(const char* line, size_t length) {
 
 void TraceSink(void*, const char* line, size_t length) { TraceLine(line, length); }
 
-void TracePath(const char* op, const char* path, int result) {
-  if (getenv("KFDSIM_TRACE") == nullptr) return;
-  std::string line = std::string("path ") + op + " " + path + " -> " +
-                     (result == 0 ? std::string("ok") : std::string(strerrorname_np(result) ? strerrorname_np(result) : "E?")) +
-                     "\n";
+bool Tracing() {
+  static int tracing = -1;
+  if (tracing < 0) {
+    const char* t = getenv("KFDSIM_TRACE");
+    tracing = (t != nullptr && t[0] != '\0') ? 1 : 0;
+  }
+  return tracing == 1;
+}
+
+// One "path" line per file operation the program makes on a path in the
+// simulated roots ("-> sim") or elsewhere under /sys, /proc or /dev
+// ("-> host": what the simulation does not cover shows up here).
+void TracePath(const char* op, const char* path, bool owned) {
+  if (!Tracing() || path == nullptr) return;
+  if (!owned && strncmp(path, "/sys/", 5) != 0 && strncmp(path, "/proc/", 6) != 0 &&
+      strncmp(path, "/dev/", 5) != 0) {
+    return;
+  }
+  std::string line = std::string("path ") + op + " " + path + (owned ? " -> sim\n" : " -> host\n");
   TraceLine(line.c_str(), line.size());
 }
 
@@ -277,7 +293,7 @@ kfdsim_t* SimLocked() {
   o.tree_dir = getenv("KFDSIM_TOPOLOGY");
   o.board_name = getenv("KFDSIM_BOARD");
   if (const char* m = getenv("KFDSIM_KFD_MINOR")) o.kfd_minor = static_cast<uint32_t>(atoi(m));
-  if (getenv("KFDSIM_TRACE") != nullptr) {
+  if (Tracing()) {
     o.trace = &TraceSink;
     o.trace_user = nullptr;
   }
@@ -424,8 +440,10 @@ const std::string& RootLocked() {
 
 // Rewrites an owned path into the materialised tree; returns `path`
 // unchanged when it is not owned (or the tree is unavailable).
-const char* Redirect(const char* path, std::string* storage) {
-  if (!Owned(path)) return path;
+const char* Redirect(const char* op, const char* path, std::string* storage) {
+  const bool owned = Owned(path);
+  TracePath(op, path, owned);
+  if (!owned) return path;
   Guard g;
   std::lock_guard<std::mutex> l(S().mu);
   const std::string& root = RootLocked();
@@ -458,7 +476,6 @@ int OpenDevice(const char* path, int flags) {
   }
   int fd = -1;
   const int r = kfdsim_open(sim, path, flags, &fd);
-  TracePath("open", path, r);
   if (r != 0) {
     errno = r;
     return -1;
@@ -472,7 +489,7 @@ int OpenCommon(const char* path, int flags, mode_t mode, bool large) {
     return OpenDevice(path, flags);
   }
   std::string storage;
-  const char* p = g_guard == 0 ? Redirect(path, &storage) : path;
+  const char* p = g_guard == 0 ? Redirect("open", path, &storage) : path;
   return large ? g_real.open64(p, flags, mode) : g_real.open(p, flags, mode);
 }
 
@@ -510,7 +527,7 @@ static int OpenatCommon(int dirfd, const char* path, int flags, mode_t mode, boo
   if (path != nullptr && path[0] == '/') {
     if (g_guard == 0 && Owned(path) && IsDevicePath(path)) return OpenDevice(path, flags);
     std::string storage;
-    const char* p = g_guard == 0 ? Redirect(path, &storage) : path;
+    const char* p = g_guard == 0 ? Redirect("openat", path, &storage) : path;
     return large ? g_real.openat64(dirfd, p, flags, mode) : g_real.openat(dirfd, p, flags, mode);
   }
   return large ? g_real.openat64(dirfd, path, flags, mode) : g_real.openat(dirfd, path, flags, mode);
@@ -545,26 +562,26 @@ KFDSIM_EXPORT int __openat_2(int dirfd, const char* path, int flags) {
 KFDSIM_EXPORT FILE* fopen(const char* path, const char* mode) {
   ResolveReal();
   std::string storage;
-  return g_real.fopen(g_guard == 0 ? Redirect(path, &storage) : path, mode);
+  return g_real.fopen(g_guard == 0 ? Redirect("fopen", path, &storage) : path, mode);
 }
 
 KFDSIM_EXPORT FILE* fopen64(const char* path, const char* mode) {
   ResolveReal();
   std::string storage;
-  return g_real.fopen64(g_guard == 0 ? Redirect(path, &storage) : path, mode);
+  return g_real.fopen64(g_guard == 0 ? Redirect("fopen", path, &storage) : path, mode);
 }
 
 KFDSIM_EXPORT DIR* opendir(const char* path) {
   ResolveReal();
   std::string storage;
-  return g_real.opendir(g_guard == 0 ? Redirect(path, &storage) : path);
+  return g_real.opendir(g_guard == 0 ? Redirect("opendir", path, &storage) : path);
 }
 
 #define KFDSIM_PATH_WRAPPER(ret, name, real_field, params, path_arg, ...) \
   KFDSIM_EXPORT ret name params {                                        \
     ResolveReal();                                                       \
     std::string storage;                                                 \
-    const char* p = g_guard == 0 ? Redirect(path_arg, &storage) : path_arg; \
+    const char* p = g_guard == 0 ? Redirect(#name, path_arg, &storage) : path_arg; \
     return g_real.real_field(__VA_ARGS__);                               \
   }
 
@@ -589,7 +606,7 @@ KFDSIM_EXPORT char* realpath(const char* path, char* resolved) {
   if (g_guard == 0 && Owned(path)) {
     std::string storage;
     struct stat st;
-    if (g_real.stat(Redirect(path, &storage), &st) != 0) return nullptr;
+    if (g_real.stat(Redirect("realpath", path, &storage), &st) != 0) return nullptr;
     const size_t n = strlen(path);
     if (resolved == nullptr) {
       char* out = static_cast<char*>(malloc(n + 1));
