@@ -14,7 +14,7 @@ alignas(8) uint64_t g_rptr, g_wptr;
 
 k::CreateQueueArgs QueueArgs(uint32_t gpu_id, uint32_t type = k::kQueueTypeComputeAql) {
   k::CreateQueueArgs q{};
-  q.ring_base_address = 0x7f0000100000ull;
+  q.ring_base_address = 0x7f100000ull;  // inside a 32-bit address space too
   q.ring_size = 0x10000;
   q.gpu_id = gpu_id;
   q.queue_type = type;
@@ -158,7 +158,7 @@ TEST_CASE("sim ALLOC_QUEUE_GWS and GET_QUEUE_WAVE_STATE") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
   k::CreateQueueArgs qa = QueueArgs(kGpuA), qb = QueueArgs(kGpuB);
-  qa.ctx_save_restore_address = 0x7f0000200000ull;
+  qa.ctx_save_restore_address = 0x7f200000ull;  // inside a 32-bit address space too
   REQUIRE(s.Io(k::kIocCreateQueue, &qa) == 0);
   REQUIRE(s.Io(k::kIocCreateQueue, &qb) == 0);
   k::AllocQueueGwsArgs g{};

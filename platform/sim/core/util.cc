@@ -48,21 +48,33 @@ int PipeCopy(bool write, void* local, uint64_t remote, size_t n) {
   return result;
 }
 
+// Whether process_vm_readv/writev work on the own process. Probed once with
+// a buffer known to be valid: under qemu-user for a 32-bit guest the calls
+// exist but see host addresses, so they fail on every guest pointer.
+bool VmCopyUsable() {
+  int state = g_vm_copy_usable.load(std::memory_order_relaxed);
+  if (state < 0) {
+    uint64_t probe_src = 0x6b666473696dull;
+    uint64_t probe_dst = 0;
+    struct iovec l = {&probe_dst, sizeof(probe_dst)};
+    struct iovec r = {&probe_src, sizeof(probe_src)};
+    const ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+    state = (got == static_cast<ssize_t>(sizeof(probe_dst)) && probe_dst == probe_src) ? 1 : 0;
+    g_vm_copy_usable.store(state, std::memory_order_relaxed);
+  }
+  return state == 1;
+}
+
 int VmCopy(bool write, void* local, uint64_t remote, size_t n) {
   if (n == 0) return 0;
   if (remote == 0) return EFAULT;
-  if (g_vm_copy_usable.load(std::memory_order_relaxed) != 0) {
+  if (VmCopyUsable()) {
     struct iovec l = {local, n};
     struct iovec r = {reinterpret_cast<void*>(static_cast<uintptr_t>(remote)), n};
     const ssize_t got = write ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
                               : process_vm_readv(getpid(), &l, 1, &r, 1, 0);
-    if (got >= 0 && static_cast<size_t>(got) == n) {
-      g_vm_copy_usable.store(1, std::memory_order_relaxed);
-      return 0;
-    }
-    if (got >= 0 || errno == EFAULT) return EFAULT;
-    if (errno != ENOSYS && errno != EPERM) return EFAULT;
-    g_vm_copy_usable.store(0, std::memory_order_relaxed);
+    if (got >= 0 && static_cast<size_t>(got) == n) return 0;
+    return EFAULT;
   }
   return PipeCopy(write, local, remote, n);
 }
