@@ -124,6 +124,18 @@ typedef struct hke_platform_ops {
   int (*read_fd)(void* self, int fd, void* buf, size_t capacity, size_t* out_length);
   /* Page size of the platform. May be NULL (then 4096). */
   int (*page_size)(void* self, size_t* out_size);
+
+  /* Operations appended after the first layout: a port compiled against an
+   * older header has a smaller struct_size and is read as lacking them. */
+
+  /* Marketing name of an AMD GPU (e.g. "AMD Instinct MI210") from its PCI
+   * device id and revision, as the amdgpu.ids table of libdrm names it.
+   * Writes at most `capacity` bytes to `buf`, NUL included (a longer name
+   * is cut). ENOENT when the table has no entry for the pair (the library
+   * then uses libdrm's generic name), another errno when the table cannot
+   * be read. May be NULL (no marketing names). */
+  int (*marketing_name)(void* self, uint32_t device_id, uint32_t revision, char* buf,
+                        size_t capacity);
 } hke_platform_ops;
 
 /* A platform instance: an operations table plus its state. Neither pointer

@@ -24,23 +24,6 @@ constexpr HSAKMT_STATUS kNotImplemented = HSAKMT_STATUS_NOT_IMPLEMENTED;
 extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32, HsaNodeProperties*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32, HSAuint32, HsaMemoryProperties*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32, HSAuint32, HSAuint32,
-                                                     HsaCacheProperties*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32, HSAuint32, HsaIoLinkProperties*) {
-  return kNotImplemented;
-}
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32, HsaAMDGPUDeviceHandle*) {
   return kNotImplemented;
 }

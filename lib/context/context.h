@@ -2,13 +2,17 @@
 //
 // A context is created by hke_context_init() in storage the caller provides
 // and destroyed by hke_context_deinit(). It holds the platform, the
-// diagnostics sink and the device state (the /dev/kfd descriptor, the
-// interface version, the process that opened it). Later subsystems
-// (topology, apertures, events, queues) add their fixed-capacity arenas
-// here; nothing is heap-allocated.
+// diagnostics sink, the device state (the /dev/kfd descriptor, the
+// interface version, the process that opened it, the GPU render nodes) and
+// the topology state (the snapshot and what Acquire derived per GPU).
+// Later subsystems (memory, events, queues) add their fixed-capacity arenas
+// here; nothing is heap-allocated. The topology snapshot makes a context
+// large (about a megabyte in the default configuration; see
+// hke_context_storage_size()).
 //
-// Threading: calls on one context are serialised by its lock; different
-// contexts are independent.
+// Threading: device bookkeeping is serialised by lock(); the topology state
+// by topology_lock(), which may be held while taking lock() (never the
+// other way round). Different contexts are independent.
 #ifndef HKE_LIB_CONTEXT_CONTEXT_H_
 #define HKE_LIB_CONTEXT_CONTEXT_H_
 
@@ -16,9 +20,13 @@
 #include <cstdint>
 
 #include "hsakmt/hsakmt_embedded.h"
+#include "lib/core/config.h"
 #include "lib/core/diag.h"
 #include "lib/core/platform.h"
 #include "lib/core/status.h"
+#include "lib/kfd/abi.h"
+#include "lib/kfd/encode.h"
+#include "lib/topology/snapshot.h"
 
 namespace hke {
 
@@ -48,6 +56,14 @@ class LockGuard {
   SpinLock& l_;
 };
 
+// A GPU render node the context opened (/dev/dri/renderD<minor>). The
+// descriptor stays open while the device is open: the KFD ties a process's
+// GPU VM to it (ACQUIRE_VM), and BO mappings go through it.
+struct RenderNode {
+  uint32_t minor = 0;
+  int fd = -1;  // owned
+};
+
 // The KFD device state of a context.
 struct DeviceState {
   int kfd_fd = -1;             // owned; -1 when closed
@@ -56,6 +72,47 @@ struct DeviceState {
   bool forked = false;         // set once a fork was detected; cleared by reopen
   uint32_t version_major = 0;  // from GET_VERSION
   uint32_t version_minor = 0;
+  RenderNode render[config::kMaxGpus];  // opened render nodes, [0, num_render)
+  uint32_t num_render = 0;
+};
+
+// What Acquire derived for one visible GPU node beyond sysfs.
+struct GpuNodeInfo {
+  uint32_t gpu_id = 0;
+  uint32_t user_node = 0;
+  uint32_t render_minor = 0;
+  bool has_apertures = false;  // GET_PROCESS_APERTURES_NEW named this GPU
+  kfd::AddressRange lds{};
+  kfd::AddressRange scratch{};
+  kfd::AddressRange gpuvm{};
+  // The MMIO_REMAP page as mapped into this process (0: not mapped; the
+  // memory subsystem maps it, then GetNode*Properties report the bank).
+  uint64_t mmio_base = 0;
+  bool has_dev_info = false;  // DRM AMDGPU_INFO(DEV_INFO) answered
+  uint32_t pci_rev = 0;
+  uint32_t drm_family = 0;
+  bool integrated = false;    // DEV_INFO's FUSION flag
+  bool has_marketing_name = false;
+  char marketing_name[HSA_PUBLIC_NAME_SIZE] = {};
+};
+
+// The topology state behind hsaKmtAcquireSystemProperties and the getters.
+struct TopologyState {
+  static constexpr uint16_t kNoGpu = 0xffff;
+
+  topology::ContextSnapshot snapshot;
+  bool acquired = false;      // snapshot and the fields below are valid
+  uint32_t epoch = 0;         // Context::open_epoch() when acquired
+  bool dgpu = false;          // some node has SIMDs and no CPU cores (upstream's is_dgpu)
+  bool svm_valid = false;     // the shared SVM aperture (DEVICE_SVM banks)
+  uint64_t svm_base = 0;
+  uint64_t svm_limit = 0;     // inclusive
+  uint32_t num_gpus = 0;
+  GpuNodeInfo gpus[config::kMaxGpus];
+  uint16_t gpu_of_node[config::kMaxNodes];  // user node -> gpus[] index or kNoGpu
+  // GET_PROCESS_APERTURES_NEW reply buffer and its decoded form.
+  kfd::ProcessDeviceApertures raw_apertures[config::kMaxGpus];
+  kfd::NodeApertures apertures[config::kMaxGpus];
 };
 
 class Context {
@@ -76,6 +133,12 @@ class Context {
   SpinLock& lock() { return lock_; }
   DeviceState& device() { return device_; }
   const DeviceState& device() const { return device_; }
+  // Counts first opens (under lock()); state derived while the device was
+  // open carries the epoch it was derived in and is stale once it differs.
+  uint32_t& open_epoch() { return open_epoch_; }
+
+  SpinLock& topology_lock() { return topology_lock_; }
+  TopologyState& topology() { return topology_; }
 
  private:
   uint32_t magic_;
@@ -84,6 +147,9 @@ class Context {
   Diag diag_;
   SpinLock lock_;
   DeviceState device_;
+  uint32_t open_epoch_ = 0;
+  SpinLock topology_lock_;
+  TopologyState topology_;
 };
 
 // Checks a configuration; reports the reason through its diag callback.

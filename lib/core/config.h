@@ -27,7 +27,7 @@ inline constexpr const char* kName = "default";
 inline constexpr uint32_t kMaxNodes = 128;
 inline constexpr uint32_t kMaxGpus = 128;  // render minors 128..255
 inline constexpr uint32_t kMaxMemBanksPerNode = 8;
-inline constexpr uint32_t kMaxCachesPerNode = 256;  // 217 per MI210 GPU node
+inline constexpr uint32_t kMaxCachesPerNode = 512;  // 337 on the MI308X CPU node, 217 per MI210 GPU
 inline constexpr uint32_t kMaxLinksPerNode = 128;
 // Pools shared by all nodes: a node may use up to its per-node limit, the
 // whole topology up to these totals (MI300X CPX: 5040 caches, 4034 links).

@@ -19,12 +19,19 @@ bool ProcessChanged(const Context& ctx) {
   return pid != ctx.device().open_pid;
 }
 
-// Forgets the device state of a forked child. The inherited descriptor is
+void CloseRenderNodes(Context& ctx) {
+  DeviceState& d = ctx.device();
+  for (uint32_t i = 0; i < d.num_render; ++i) (void)ctx.platform().Close(&d.render[i].fd);
+  d.num_render = 0;
+}
+
+// Forgets the device state of a forked child. The inherited descriptors are
 // closed (a close is not an ioctl and releases nothing of the parent's), and
 // nothing else is sent to the kernel.
 void ResetInherited(Context& ctx) {
   DeviceState& d = ctx.device();
   (void)ctx.platform().Close(&d.kfd_fd);
+  CloseRenderNodes(ctx);
   d = DeviceState{};
 }
 
@@ -48,6 +55,7 @@ Status OpenLocked(Context& ctx, OpenResult* out_result) {
   if (ctx.discovery_only()) {
     d.open_count = 1;
     d.open_pid = pid;
+    ++ctx.open_epoch();
     *out_result = OpenResult::kOpened;
     return Status::Ok();
   }
@@ -82,6 +90,7 @@ Status OpenLocked(Context& ctx, OpenResult* out_result) {
   d.forked = false;
   d.version_major = v.major_version;
   d.version_minor = v.minor_version;
+  ++ctx.open_epoch();
   *out_result = OpenResult::kOpened;
   return Status::Ok();
 }
@@ -107,6 +116,7 @@ Status Close(Context& ctx) {
   }
   if (--d.open_count == 0) {
     Status s = ctx.platform().Close(&d.kfd_fd);
+    CloseRenderNodes(ctx);
     d = DeviceState{};
     if (!s.ok()) {
       // The descriptor is released either way (Linux close semantics).
@@ -158,6 +168,74 @@ Status GetVersion(Context& ctx, uint32_t* out_major, uint32_t* out_minor) {
   *out_major = ctx.device().version_major;
   *out_minor = ctx.device().version_minor;
   return Status::Ok();
+}
+
+Status OpenRenderNode(Context& ctx, uint32_t minor, bool* out_available) {
+  if (out_available == nullptr) return InvalidArgument();
+  {
+    LockGuard g(ctx.lock());
+    const DeviceState& d = ctx.device();
+    if (d.open_count == 0) return FailedPrecondition();
+    if (d.forked) return ForkedChild();
+    for (uint32_t i = 0; i < d.num_render; ++i) {
+      if (d.render[i].minor == minor) {
+        *out_available = true;
+        return Status::Ok();
+      }
+    }
+  }
+  FixedText<64> path;
+  path.Append(kRenderNodePrefix).AppendU64(minor);
+  int fd = -1;
+  const Status s = ctx.platform().Open(path.c_str(), HKE_OPEN_RDWR | HKE_OPEN_CLOEXEC, &fd);
+  if (s.is_errno(err::kENOENT) || s.is_errno(err::kEPERM)) {
+    *out_available = false;  // hidden from this process, as upstream
+    return Status::Ok();
+  }
+  if (!s.ok()) {
+    FixedText<128> m;
+    m.Append("cannot open the render node: ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, m.c_str(), path.c_str());
+  }
+  LockGuard g(ctx.lock());
+  DeviceState& d = ctx.device();
+  for (uint32_t i = 0; i < d.num_render; ++i) {
+    if (d.render[i].minor == minor) {  // another thread opened it meanwhile
+      (void)ctx.platform().Close(&fd);
+      *out_available = true;
+      return Status::Ok();
+    }
+  }
+  if (d.open_count == 0 || d.forked || d.num_render >= config::kMaxGpus) {
+    (void)ctx.platform().Close(&fd);
+    if (d.open_count == 0) return FailedPrecondition();
+    if (d.forked) return ForkedChild();
+    FixedText<128> m;
+    m.Append("more than ").AppendU64(config::kMaxGpus);
+    m.Append(" GPU render nodes (raise hke::config::kMaxGpus)");
+    return ctx.diag().Error(Exhausted(), kArea, m.c_str(), path.c_str());
+  }
+  d.render[d.num_render++] = RenderNode{minor, fd};
+  *out_available = true;
+  return Status::Ok();
+}
+
+Status RenderNodeFd(Context& ctx, uint32_t minor, int* out_fd) {
+  if (out_fd == nullptr) return InvalidArgument();
+  LockGuard g(ctx.lock());
+  const DeviceState& d = ctx.device();
+  for (uint32_t i = 0; i < d.num_render; ++i) {
+    if (d.render[i].minor == minor) {
+      *out_fd = d.render[i].fd;
+      return Status::Ok();
+    }
+  }
+  return FailedPrecondition();
+}
+
+uint32_t OpenEpoch(Context& ctx) {
+  LockGuard g(ctx.lock());
+  return ctx.open_epoch();
 }
 
 }  // namespace hke::device

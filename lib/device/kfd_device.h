@@ -13,6 +13,10 @@
 //    child opens again, which forgets the inherited state without issuing
 //    any ioctl on inherited descriptors, and opens afresh.
 //  - Discovery-only contexts count opens but never open /dev/kfd.
+//  - Render nodes (/dev/dri/renderD<minor>) are opened on demand by the
+//    topology (a GPU whose node cannot be opened is hidden) and kept until
+//    the last close, at most config::kMaxGpus of them. Closing them, like
+//    closing /dev/kfd, issues no ioctl.
 //
 // All functions take the context lock; they must not be called with it held.
 #ifndef HKE_LIB_DEVICE_KFD_DEVICE_H_
@@ -51,6 +55,22 @@ Status KfdIoctl(Context& ctx, uint32_t request, void* arg);
 
 // The version from the handshake; FAILED_PRECONDITION when not open.
 Status GetVersion(Context& ctx, uint32_t* out_major, uint32_t* out_minor);
+
+constexpr const char* kRenderNodePrefix = "/dev/dri/renderD";
+
+// Opens /dev/dri/renderD<minor> (O_RDWR | O_CLOEXEC) unless it is open
+// already. *out_available is false when the node does not exist or the
+// process may not open it (ENOENT, EPERM: upstream then hides the GPU);
+// other errors fail. RESOURCE_EXHAUSTED (naming config::kMaxGpus) when
+// kMaxGpus nodes are open. FAILED_PRECONDITION when the device is not open.
+Status OpenRenderNode(Context& ctx, uint32_t minor, bool* out_available);
+
+// The descriptor of an open render node; FAILED_PRECONDITION when the node
+// is not open.
+Status RenderNodeFd(Context& ctx, uint32_t minor, int* out_fd);
+
+// Context::open_epoch() read under the context lock.
+uint32_t OpenEpoch(Context& ctx);
 
 }  // namespace hke::device
 

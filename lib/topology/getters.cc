@@ -92,9 +92,18 @@ Status Snapshot::FillNodeProperties(uint32_t user_node, HsaNodeProperties* out) 
   p.FamilyID = r.Get32(kFamilyId);
   p.KFDGpuID = r.gpu_id;
 
-  // Node name fields: for GPUs AMDName comes from the GFX version (or the
-  // device table); CPU model names and marketing names are filled by the
-  // API layer from the platform (cpuinfo, libdrm).
+  // Node names: a node with CPU cores carries the cpuinfo model name as
+  // MarketingName, and as AMDName when it has no PCI device (upstream's
+  // rule); for GPUs AMDName comes from the device table or the GFX version
+  // below, and the API layer adds the GPU marketing name.
+  if (p.NumCPUCores != 0 && r.has_model_name != 0) {
+    size_t i = 0;
+    for (; i + 1 < HSA_PUBLIC_NAME_SIZE && i < kModelNameCapacity && r.model_name[i] != '\0'; ++i) {
+      p.MarketingName[i] = static_cast<unsigned char>(r.model_name[i]);
+    }
+    p.MarketingName[i] = 0;
+    if (p.DeviceId == 0) CopyName(r.model_name, p.AMDName, sizeof(p.AMDName));
+  }
   if (p.NumFComputeCores != 0) {  // upstream derives the rest only for SIMD nodes
     if (p.NumArrays != 0) p.NumShaderBanks = r.Get32(kArrayCount) / p.NumArrays;
     const uint32_t gfxv = r.Get32(kGfxTargetVersion);

@@ -31,20 +31,19 @@ inline constexpr uint32_t kSgprSizePerCu = 0x4000;
 // Vector register file bytes per CU for a packed GFX version.
 uint32_t VgprSizePerCu(uint32_t packed_gfx);
 
-// An entry of the PCI device-ID table upstream keeps for older GPUs.
+// A GPU family of the PCI device-ID table upstream keeps for GPUs older
+// than gfx_target_version (gfx7..gfx10.3).
 struct GfxIpEntry {
-  uint16_t device_id;
   uint8_t major;
   uint8_t minor;
   uint8_t stepping;
-  const char* amd_name;  // e.g. "Aldebaran"; null: name from the version
+  const char* amd_name;  // e.g. "Aldebaran"
 };
 
-// Looks `device_id` up in the device table; upstream consults it only when
-// the gfx_target_version major is at most 10, and a hit takes priority
-// over gfx_target_version (EngineId and AMDName). The table is the hook
-// for that data and is empty in this build: every lookup misses, so
-// EngineId comes from gfx_target_version and AMDName is "GFX<6 hex>".
+// Looks `device_id` up in the device table. As upstream, the table is
+// consulted only when the gfx_target_version major is at most 10, and a
+// hit takes priority over gfx_target_version (EngineId and AMDName).
+// Null when the id is unknown.
 const GfxIpEntry* FindGfxIpByDeviceId(uint16_t device_id, uint32_t gfx_major);
 
 }  // namespace hke::topology

@@ -6,6 +6,7 @@
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
+#include "lib/topology/derived.h"
 #include "lib/topology/properties.h"
 
 namespace hke::topology {
@@ -74,10 +75,16 @@ class SnapshotReader {
     HKE_RETURN_IF_ERROR(ReadSystemProperties());
     HKE_RETURN_IF_ERROR(ListNodes());
     for (uint32_t i = 0; i < snap_.num_sysfs_nodes_; ++i) HKE_RETURN_IF_ERROR(ReadNode(i));
+    CpuReader cpus(snap_, platform_, diag_);
+    if (options_.cpu_details) HKE_RETURN_IF_ERROR(cpus.ReadCpuInfo());
     for (uint32_t u = 0; u < snap_.num_nodes_; ++u) {
       HKE_RETURN_IF_ERROR(ReadBanks(u));
-      HKE_RETURN_IF_ERROR(ReadCaches(u));
+      HKE_RETURN_IF_ERROR(ReadCaches(u, cpus));
       HKE_RETURN_IF_ERROR(ReadLinks(u));
+    }
+    if (options_.indirect_links && !snap_.has_p2p_links_) {
+      IndirectLinkBuilder links(snap_, diag_);
+      HKE_RETURN_IF_ERROR(links.Build());
     }
     HKE_RETURN_IF_ERROR(ReadGeneration(&gen_end));
     snap_.generation_ = gen_end;
@@ -261,8 +268,11 @@ class SnapshotReader {
     rec.num_mem_banks = 0;
     rec.num_caches = 0;
     rec.num_links = 0;
+    rec.num_sysfs_links = 0;
     rec.has_p2p_key = v.Has(kP2pLinksCount) ? 1 : 0;
     rec.name[0] = '\0';
+    rec.model_name[0] = '\0';
+    rec.has_model_name = 0;
     if (rec.has_p2p_key != 0) snap_.has_p2p_links_ = true;
 
     path.Clear();
@@ -310,9 +320,10 @@ class SnapshotReader {
     return Status::Ok();
   }
 
-  Status ReadCaches(uint32_t user) {
+  Status ReadCaches(uint32_t user, CpuReader& cpus) {
     NodeRecord& rec = s_.nodes[user];
     const uint32_t count = rec.Get32(kCachesCount);
+    if (count == 0 && !rec.is_gpu() && options_.cpu_details) return cpus.ReadCpuCaches(user);
     if (count > s_.max_caches) {
       Path path;
       NodePath(&path, rec.sysfs_id, "properties");
@@ -361,6 +372,7 @@ class SnapshotReader {
           msg.Append("this and later links are dropped, as upstream does");
           (void)diag_.Report(HKE_DIAG_WARNING, Status::Ok(), kArea, msg.c_str(), path.c_str());
           rec.num_links = static_cast<uint16_t>(kept);
+          rec.num_sysfs_links = rec.num_links;
           return Status::Ok();
         }
         size_t n = 0;
@@ -393,6 +405,7 @@ class SnapshotReader {
       }
     }
     rec.num_links = static_cast<uint16_t>(kept);
+    rec.num_sysfs_links = rec.num_links;
     return Status::Ok();
   }
 
@@ -408,6 +421,7 @@ void Snapshot::Reset() {
   has_p2p_links_ = false;
   num_nodes_ = 0;
   num_sysfs_nodes_ = 0;
+  num_cpus_ = 0;
   used_banks_ = 0;
   used_caches_ = 0;
   used_links_ = 0;
@@ -478,6 +492,8 @@ Status TakeSnapshot(const Context& ctx, const NodeFilter& filter, Snapshot* out)
   TakeOptions options;
   options.root = ctx.topology_root();
   options.filter = filter;
+  options.cpu_details = true;
+  options.indirect_links = true;
   return out->Take(ctx.platform(), ctx.diag(), options);
 }
 

@@ -33,13 +33,26 @@
 //     (upstream's limit; the rest are dropped with a warning);
 //  6. read `generation_id` again; when it changed, start over, at most
 //     `max_attempts` times, then UNAVAILABLE.
+// Upstream's derived data, each behind a TakeOptions switch (cpu.cc,
+// indirect_links.cc):
+//  - cpu_details: /proc/cpuinfo is streamed once per attempt (processor,
+//    model name, apicid); a CPU node's model name is that of the first
+//    processor whose apicid equals its cpu_core_id_base. A CPU node whose
+//    caches_count is 0 gets its caches from
+//    /sys/devices/system/node/node<user id>/cpu<K>/cache/index<I>/ (or
+//    /sys/devices/system/cpu for node 0 without NUMA directories): a cache
+//    shared by several CPUs is listed only under the first CPU of its
+//    shared_cpu_list, its SiblingMap is set by apicid.
+//  - indirect_links: when no node reported p2p_links_count, links
+//    GPU-CPU-GPU, GPU-CPU-CPU-GPU, GPU-CPU-CPU and CPU-CPU-GPU are added for
+//    every node pair (i < j, both directions), weight = sum of the hops.
 // Deliberate differences from upstream: a node without `p2p_links_count`
 // has no p2p links (upstream carries the previous node's count over); a
-// missing `gpu_id` or `properties` inside a listed node is PROTOCOL.
-// Not done here yet (hooks for the API layer): CPU caches from
-// /sys/devices/system when caches_count is 0, indirect links when no node
-// reports p2p_links (has_p2p_links() tells), CPU model names, marketing
-// names, the device-ID table (gfx.h), gfx overrides, synthetic banks.
+// missing `gpu_id` or `properties` inside a listed node is PROTOCOL; a CPU
+// node without any cache directory has no caches (upstream fails the
+// whole snapshot); CPU cache files that are missing or malformed read as 0
+// (as upstream). Not done here (the API layer adds them): marketing names
+// of GPUs, synthetic aperture banks, gfx overrides.
 //
 // Failure: Take resets the snapshot (valid() false, no nodes) and returns
 // the status; Fill* on an invalid snapshot fail with FAILED_PRECONDITION
@@ -79,6 +92,20 @@ inline constexpr uint32_t kSiblingBits = 256;
 inline constexpr uint32_t kDefaultGenerationAttempts = 4;
 // Longest path composed under the topology root.
 inline constexpr size_t kPathCapacity = 512;
+// A CPU model name as upstream keeps it: at most 63 characters plus NUL
+// (HSA_PUBLIC_NAME_SIZE).
+inline constexpr size_t kModelNameCapacity = 64;
+// Logical CPUs whose /proc/cpuinfo apicid is remembered (the processor
+// numbers a CPU cache's shared_cpu_map may name). Processors beyond it are
+// ignored with a warning.
+#if defined(HKE_CONFIG_SMALL_BOARD)
+inline constexpr uint32_t kMaxCpus = 64;
+#else
+inline constexpr uint32_t kMaxCpus = 1024;
+#endif
+inline constexpr const char* kCpuInfoPath = "/proc/cpuinfo";
+inline constexpr const char* kCpuNodeRoot = "/sys/devices/system/node";
+inline constexpr const char* kCpuRoot = "/sys/devices/system/cpu";
 
 // One visible node: the values of its `properties` keys plus what the
 // other node files said.
@@ -93,8 +120,11 @@ struct NodeRecord {
   uint16_t num_mem_banks;      // banks of this node
   uint16_t num_caches;         // caches of this node
   uint16_t num_links;          // kept io_links then p2p_links, in that order
+  uint16_t num_sysfs_links;    // links read from sysfs (the rest are indirect)
   uint8_t has_p2p_key;         // `properties` had p2p_links_count
+  uint8_t has_model_name;      // model_name came from /proc/cpuinfo (possibly "")
   char name[kNodeNameCapacity];  // the `name` file, NUL-terminated
+  char model_name[kModelNameCapacity];  // CPU nodes: /proc/cpuinfo model name, or ""
 
   uint32_t Get32(NodeKey k) const { return v32[k]; }
   uint64_t Get64(NodeKey k) const { return v64[k - kFirst64BitNodeKey]; }
@@ -131,6 +161,8 @@ struct TakeOptions {
   const char* root = nullptr;  // topology root, e.g. /sys/devices/virtual/kfd/kfd/topology
   NodeFilter filter;
   uint32_t max_attempts = kDefaultGenerationAttempts;  // generation retries; 0 means 1
+  bool cpu_details = false;     // CPU model names and CPU caches (see the file comment)
+  bool indirect_links = false;  // indirect links when no node reports p2p links
 };
 
 class Snapshot {
@@ -146,6 +178,9 @@ class Snapshot {
     uint16_t* sysfs_to_user;
     char* buffer;
     size_t buffer_size;
+    uint32_t* cpu_apicid;   // max_cpus entries: apicid by processor number
+    uint32_t* cpu_scratch;  // max_cpus entries: CPU directory listing order
+    uint32_t max_cpus;
     uint32_t max_nodes;
     uint32_t max_banks;   // per node
     uint32_t max_caches;  // per node
@@ -169,6 +204,8 @@ class Snapshot {
   bool valid() const { return valid_; }
   uint32_t num_nodes() const { return num_nodes_; }
   uint32_t num_sysfs_nodes() const { return num_sysfs_nodes_; }
+  // Processors /proc/cpuinfo described (cpu_details), at most max_cpus.
+  uint32_t num_cpus() const { return num_cpus_; }
   uint32_t generation() const { return generation_; }
   // Whether any node reported p2p_links_count (upstream synthesises
   // indirect links only when none did).
@@ -200,12 +237,15 @@ class Snapshot {
 
  private:
   friend class SnapshotReader;
+  friend class CpuReader;
+  friend class IndirectLinkBuilder;
 
   Storage s_;
   bool valid_ = false;
   bool has_p2p_links_ = false;
   uint32_t num_nodes_ = 0;
   uint32_t num_sysfs_nodes_ = 0;
+  uint32_t num_cpus_ = 0;
   uint32_t used_banks_ = 0;
   uint32_t used_caches_ = 0;
   uint32_t used_links_ = 0;
@@ -221,7 +261,7 @@ class Snapshot {
 // place it in static storage or in the context, not on a small stack.
 template <uint32_t kNodes, uint32_t kBanks, uint32_t kCaches, uint32_t kLinks,
           uint32_t kBankPool = kNodes * kBanks, uint32_t kCachePool = kNodes * kCaches,
-          uint32_t kLinkPool = kNodes * kLinks>
+          uint32_t kLinkPool = kNodes * kLinks, uint32_t kCpus = kMaxCpus>
 class SnapshotStorage : public Snapshot {
  public:
   static_assert(kNodes >= 1 && kNodes < Snapshot::kHidden, "node ids must fit 16 bits");
@@ -229,7 +269,8 @@ class SnapshotStorage : public Snapshot {
 
   SnapshotStorage()
       : Snapshot(Storage{nodes_, banks_, caches_, links_, sysfs_to_user_, buffer_, sizeof(buffer_),
-                         kNodes, kBanks, kCaches, kLinks, kBankPool, kCachePool, kLinkPool}) {}
+                         cpu_apicid_, cpu_scratch_, kCpus, kNodes, kBanks, kCaches, kLinks,
+                         kBankPool, kCachePool, kLinkPool}) {}
 
  private:
   NodeRecord nodes_[kNodes];
@@ -237,6 +278,8 @@ class SnapshotStorage : public Snapshot {
   CacheRecord caches_[kCachePool != 0 ? kCachePool : 1];
   LinkRecord links_[kLinkPool != 0 ? kLinkPool : 1];
   uint16_t sysfs_to_user_[kNodes];
+  uint32_t cpu_apicid_[kCpus != 0 ? kCpus : 1];
+  uint32_t cpu_scratch_[kCpus != 0 ? kCpus : 1];
   char buffer_[kFileBufferSize];
 };
 
@@ -246,7 +289,8 @@ using ContextSnapshot =
                     config::kMaxLinksPerNode, config::kMaxMemBanksTotal, config::kMaxCachesTotal,
                     config::kMaxLinksTotal>;
 
-// Take with the context's platform, diagnostics and topology root.
+// Take with the context's platform, diagnostics and topology root, and
+// upstream's derived data (cpu_details and indirect_links on).
 Status TakeSnapshot(const Context& ctx, const NodeFilter& filter, Snapshot* out);
 
 }  // namespace hke::topology

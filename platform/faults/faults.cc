@@ -339,6 +339,12 @@ int PageSize(void* self, size_t* out_size) {
   return s->inner_ops->page_size(s->inner_self, out_size);
 }
 
+// A table lookup, not an OS call: passed through without fault rules.
+int MarketingName(void* self, uint32_t device_id, uint32_t revision, char* buf, size_t capacity) {
+  FaultsState* s = StateOf(self);
+  return s->inner_ops->marketing_name(s->inner_self, device_id, revision, buf, capacity);
+}
+
 }  // namespace
 
 extern "C" uint32_t hke_faults_parse(const char* spec, size_t len, hke_faults_rule* out_rules,
@@ -447,7 +453,7 @@ extern "C" int hke_faults_init(hke_faults* faults, hke_platform inner) {
   static const hke_platform_ops kOwn = {
       sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
-      ProcessId, ReadFd, PageSize,
+      ProcessId, ReadFd, PageSize, MarketingName,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

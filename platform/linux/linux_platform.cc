@@ -214,6 +214,121 @@ int PageSize(void*, size_t* out_size) {
   return 0;
 }
 
+// libdrm's table of marketing names; a build may point elsewhere.
+#ifndef HKE_AMDGPU_IDS_PATH
+#define HKE_AMDGPU_IDS_PATH "/usr/share/libdrm/amdgpu.ids"
+#endif
+
+// Parses a hex field of amdgpu.ids the way libdrm does (strtol base 16,
+// leading blanks allowed, nothing after the digits).
+bool HexField(const char* s, size_t n, uint32_t* out) {
+  size_t i = 0;
+  while (i < n && (s[i] == ' ' || s[i] == '\t')) ++i;
+  if (i == n) return false;
+  uint64_t v = 0;
+  for (; i < n; ++i) {
+    const char c = s[i];
+    uint32_t d;
+    if (c >= '0' && c <= '9') d = static_cast<uint32_t>(c - '0');
+    else if (c >= 'a' && c <= 'f') d = static_cast<uint32_t>(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F') d = static_cast<uint32_t>(c - 'A' + 10);
+    else return false;
+    v = (v << 4) | d;
+    if (v > UINT32_MAX) return false;
+  }
+  *out = static_cast<uint32_t>(v);
+  return true;
+}
+
+// One line of amdgpu.ids ("DID,\tRID,\tName"): the name when the ids match.
+bool MatchIdsLine(const char* line, size_t n, uint32_t device_id, uint32_t revision,
+                  const char** name, size_t* name_len) {
+  const char* c1 = static_cast<const char*>(std::memchr(line, ',', n));
+  if (c1 == nullptr) return false;
+  uint32_t did = 0, rid = 0;
+  if (!HexField(line, static_cast<size_t>(c1 - line), &did) || did != device_id) return false;
+  const char* rest = c1 + 1;
+  size_t rn = n - static_cast<size_t>(rest - line);
+  const char* c2 = static_cast<const char*>(std::memchr(rest, ',', rn));
+  if (c2 == nullptr) return false;
+  if (!HexField(rest, static_cast<size_t>(c2 - rest), &rid) || rid != revision) return false;
+  const char* nm = c2 + 1;
+  size_t nn = n - static_cast<size_t>(nm - line);
+  while (nn > 0 && (*nm == ' ' || *nm == '\t')) {
+    ++nm;
+    --nn;
+  }
+  const char* c3 = static_cast<const char*>(std::memchr(nm, ',', nn));  // libdrm stops at a comma
+  if (c3 != nullptr) nn = static_cast<size_t>(c3 - nm);
+  if (nn == 0) return false;
+  *name = nm;
+  *name_len = nn;
+  return true;
+}
+
+// Looks the pair up in amdgpu.ids: comment lines (#) and blank lines are
+// skipped, the first other line is the table version; no heap, one pass.
+int MarketingName(void*, uint32_t device_id, uint32_t revision, char* buf, size_t capacity) {
+  if (buf == nullptr || capacity == 0) return EINVAL;
+  int fd = ::open(HKE_AMDGPU_IDS_PATH, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  char chunk[4096];
+  size_t used = 0;
+  bool eof = false;
+  bool skipping = false;  // inside a line longer than the chunk
+  bool seen_version = false;
+  int result = ENOENT;
+  while (result == ENOENT) {
+    if (!eof && used < sizeof(chunk)) {
+      ssize_t n = ::read(fd, chunk + used, sizeof(chunk) - used);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        result = LastError();
+        break;
+      }
+      if (n == 0) eof = true;
+      used += static_cast<size_t>(n);
+    }
+    size_t start = 0;
+    while (result == ENOENT) {
+      const char* nl = static_cast<const char*>(std::memchr(chunk + start, '\n', used - start));
+      if (nl == nullptr && !(eof && start < used)) break;
+      const size_t end = nl != nullptr ? static_cast<size_t>(nl - chunk) : used;
+      const char* line = chunk + start;
+      const size_t len = end - start;
+      start = nl != nullptr ? end + 1 : end;
+      if (skipping) {
+        skipping = false;
+        continue;
+      }
+      if (len == 0 || line[0] == '#') continue;
+      if (!seen_version) {
+        seen_version = true;
+        continue;
+      }
+      const char* name = nullptr;
+      size_t name_len = 0;
+      if (MatchIdsLine(line, len, device_id, revision, &name, &name_len)) {
+        const size_t n = name_len < capacity - 1 ? name_len : capacity - 1;
+        std::memcpy(buf, name, n);
+        buf[n] = '\0';
+        result = 0;
+      }
+    }
+    if (result != ENOENT) break;
+    if (start > 0) {
+      std::memmove(chunk, chunk + start, used - start);
+      used -= start;
+    } else if (used == sizeof(chunk)) {
+      used = 0;
+      skipping = true;
+    }
+    if (eof && used == 0) break;
+  }
+  ::close(fd);
+  return result;
+}
+
 const hke_platform_ops kLinuxOps = {
     sizeof(hke_platform_ops),
     HKE_PLATFORM_ABI_VERSION,
@@ -230,6 +345,7 @@ const hke_platform_ops kLinuxOps = {
     ProcessId,
     ReadFd,
     PageSize,
+    MarketingName,
 };
 
 }  // namespace

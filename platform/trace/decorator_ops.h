@@ -39,6 +39,7 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   HKE_COPY_OP_(process_id)
   HKE_COPY_OP_(read_fd)
   HKE_COPY_OP_(page_size)
+  HKE_COPY_OP_(marketing_name)
 #undef HKE_COPY_OP_
   if (ops.open == nullptr || ops.close == nullptr || ops.ioctl == nullptr ||
       ops.read_file == nullptr) {
@@ -68,6 +69,7 @@ inline hke_platform_ops DecoratedOps(const hke_platform_ops& own, const hke_plat
   HKE_MASK_OP_(process_id)
   HKE_MASK_OP_(read_fd)
   HKE_MASK_OP_(page_size)
+  HKE_MASK_OP_(marketing_name)
 #undef HKE_MASK_OP_
   return ops;
 }

@@ -384,6 +384,12 @@ int PageSize(void* self, size_t* out_size) {
   return r;
 }
 
+// A table lookup, not an OS call: passed through without a trace line.
+int MarketingName(void* self, uint32_t device_id, uint32_t revision, char* buf, size_t capacity) {
+  TraceState* s = StateOf(self);
+  return s->inner_ops->marketing_name(s->inner_self, device_id, revision, buf, capacity);
+}
+
 }  // namespace
 
 extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_sink_fn sink,
@@ -396,7 +402,7 @@ extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_si
   static const hke_platform_ops kOwn = {
       sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
-      ProcessId, ReadFd, PageSize,
+      ProcessId, ReadFd, PageSize, MarketingName,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

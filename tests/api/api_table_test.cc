@@ -59,23 +59,6 @@ struct StubCall {
 
 const StubCall kStubCalls[] = {
     {"hsaKmtModelEnabled", [](void* p) { return hsaKmtModelEnabled(static_cast<bool*>(p)); }},
-    {"hsaKmtAcquireSystemProperties",
-     [](void* p) { return hsaKmtAcquireSystemProperties(static_cast<HsaSystemProperties*>(p)); }},
-    {"hsaKmtReleaseSystemProperties", [](void*) { return hsaKmtReleaseSystemProperties(); }},
-    {"hsaKmtGetNodeProperties",
-     [](void* p) { return hsaKmtGetNodeProperties(0, static_cast<HsaNodeProperties*>(p)); }},
-    {"hsaKmtGetNodeMemoryProperties",
-     [](void* p) {
-       return hsaKmtGetNodeMemoryProperties(0, 0, static_cast<HsaMemoryProperties*>(p));
-     }},
-    {"hsaKmtGetNodeCacheProperties",
-     [](void* p) {
-       return hsaKmtGetNodeCacheProperties(0, 0, 0, static_cast<HsaCacheProperties*>(p));
-     }},
-    {"hsaKmtGetNodeIoLinkProperties",
-     [](void* p) {
-       return hsaKmtGetNodeIoLinkProperties(0, 0, static_cast<HsaIoLinkProperties*>(p));
-     }},
     {"hsaKmtGetAMDGPUDeviceHandle",
      [](void* p) {
        return hsaKmtGetAMDGPUDeviceHandle(0, static_cast<HsaAMDGPUDeviceHandle*>(p));

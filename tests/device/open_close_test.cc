@@ -2,6 +2,7 @@
 #include <doctest/doctest.h>
 
 #include <cerrno>
+#include <cstddef>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -28,7 +29,11 @@ struct DiagLog {
 struct Fixture {
   FakePlatform fake;
   DiagLog log;
-  alignas(alignof(std::max_align_t)) unsigned char storage[1 << 16];
+  // The context holds the topology snapshot (about a megabyte): heap storage.
+  std::vector<std::max_align_t> buffer =
+      std::vector<std::max_align_t>(hke_context_storage_size() / sizeof(std::max_align_t) + 1);
+  unsigned char* storage = reinterpret_cast<unsigned char*>(buffer.data());
+  size_t storage_size = buffer.size() * sizeof(std::max_align_t);
   hke_context* ctx = nullptr;
 
   hke_config Config(uint32_t flags = 0) {
@@ -41,9 +46,9 @@ struct Fixture {
     return c;
   }
   void Init(uint32_t flags = 0) {
-    REQUIRE(hke_context_storage_size() <= sizeof(storage));
+    REQUIRE(hke_context_storage_size() <= storage_size);
     hke_config c = Config(flags);
-    REQUIRE(hke_context_init(storage, sizeof(storage), &c, &ctx) == HKE_OK);
+    REQUIRE(hke_context_init(storage, storage_size, &c, &ctx) == HKE_OK);
   }
   hke::Context& impl() { return ctx->impl; }
   ~Fixture() {
@@ -62,7 +67,7 @@ TEST_CASE("context init refuses a config without a usable platform and leaves th
   hke_context* out;
   std::memset(&out, 0xA5, sizeof(out));
   hke_context* before = out;
-  hke_status_t s = hke_context_init(f.storage, sizeof(f.storage), &c, &out);
+  hke_status_t s = hke_context_init(f.storage, f.storage_size, &c, &out);
   CHECK(s == hke::InvalidArgument().raw());
   CHECK(out == before);
 }
@@ -82,7 +87,7 @@ TEST_CASE("context init refuses misaligned storage") {
   Fixture f;
   hke_config c = f.Config();
   hke_context* out = nullptr;
-  CHECK(hke_context_init(f.storage + 1, sizeof(f.storage) - 1, &c, &out) ==
+  CHECK(hke_context_init(f.storage + 1, f.storage_size - 1, &c, &out) ==
         hke::InvalidArgument().raw());
   CHECK(out == nullptr);
 }
@@ -91,10 +96,10 @@ TEST_CASE("context init refuses unknown config flags and an old struct size") {
   Fixture f;
   hke_config c = f.Config(0x80);
   hke_context* out = nullptr;
-  CHECK(hke_context_init(f.storage, sizeof(f.storage), &c, &out) == hke::InvalidArgument().raw());
+  CHECK(hke_context_init(f.storage, f.storage_size, &c, &out) == hke::InvalidArgument().raw());
   c = f.Config();
   c.struct_size = 8;
-  CHECK(hke_context_init(f.storage, sizeof(f.storage), &c, &out) == hke::InvalidArgument().raw());
+  CHECK(hke_context_init(f.storage, f.storage_size, &c, &out) == hke::InvalidArgument().raw());
   CHECK(out == nullptr);
 }
 

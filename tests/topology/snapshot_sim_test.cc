@@ -187,7 +187,11 @@ void CheckAgainstServed(Sim& sim, const Snapshot& snap) {
       char expect[16];
       std::snprintf(expect, sizeof(expect), "GFX%06x",
                     static_cast<unsigned>((gfxv / 10000) << 16 | ((gfxv / 100) % 100) << 8 | gfxv % 100));
-      CHECK(std::string(reinterpret_cast<const char*>(p.AMDName)) == expect);
+      // A device id of the table names the node by its family instead.
+      const GfxIpEntry* family =
+          FindGfxIpByDeviceId(p.DeviceId, static_cast<uint32_t>(gfxv / 10000));
+      CHECK(std::string(reinterpret_cast<const char*>(p.AMDName)) ==
+            (family != nullptr ? family->amd_name : expect));
     } else {
       CHECK(uint32_t{p.EngineId.ui32.Major} == 0);
       CHECK(p.NumShaderBanks == 0);

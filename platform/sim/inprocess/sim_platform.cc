@@ -5,6 +5,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <unistd.h>
+
+#include <string>
 
 #include "hsakmt/hsakmt_linux.h"
 
@@ -34,9 +37,48 @@ int HostMapFlags(uint32_t flags) {
   return f;
 }
 
+// A regular file of the board opened for reading (e.g. /proc/cpuinfo,
+// streamed with read_fd): a host memfd holding a copy of its content, so
+// read_fd and close go to the host.
+int OpenServedFile(kfdsim_t* sim, const char* path, uint32_t flags, int* out_fd) {
+  if ((flags & HKE_OPEN_RDWR) != 0) return EACCES;
+  std::string text(1 << 16, '\0');
+  size_t n = 0;
+  int r = kfdsim_read_file(sim, path, &text[0], text.size(), &n);
+  while (r == EFBIG && text.size() < (size_t{1} << 28)) {
+    text.resize(text.size() * 4);
+    r = kfdsim_read_file(sim, path, &text[0], text.size(), &n);
+  }
+  if (r != 0) return r;
+  const int fd = memfd_create("kfdsim-file", (flags & HKE_OPEN_CLOEXEC) ? MFD_CLOEXEC : 0u);
+  if (fd < 0) return errno;
+  size_t done = 0;
+  while (done < n) {
+    const ssize_t w = ::write(fd, text.data() + done, n - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) {
+      const int e = w < 0 ? errno : EIO;
+      ::close(fd);
+      return e;
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (::lseek(fd, 0, SEEK_SET) != 0) {
+    const int e = errno;
+    ::close(fd);
+    return e;
+  }
+  *out_fd = fd;
+  return 0;
+}
+
 int Open(void* self, const char* path, uint32_t flags, int* out_fd) {
   if (path == nullptr || out_fd == nullptr) return EINVAL;
   if (!kfdsim_owns_path(Sim(self), path)) return ENOENT;
+  uint32_t kind = 0;
+  if (kfdsim_file_kind(Sim(self), path, &kind) == 0 && kind == KFDSIM_FILE_REGULAR) {
+    return OpenServedFile(Sim(self), path, flags, out_fd);
+  }
   int f = (flags & HKE_OPEN_RDWR) ? O_RDWR : O_RDONLY;
   if (flags & HKE_OPEN_CLOEXEC) f |= O_CLOEXEC;
   if (flags & HKE_OPEN_DIRECTORY) f |= O_DIRECTORY;
@@ -119,10 +161,16 @@ int ReadFd(void*, int fd, void* buf, size_t capacity, size_t* out_length) {
 
 int PageSize(void*, size_t* out_size) { return Host().page_size(nullptr, out_size); }
 
+// The host's amdgpu.ids answers, as it does for Debian's libdrm under the
+// preload (the simulator serves DEV_INFO's revision, not the name table).
+int MarketingName(void*, uint32_t device_id, uint32_t revision, char* buf, size_t capacity) {
+  return Host().marketing_name(nullptr, device_id, revision, buf, capacity);
+}
+
 const hke_platform_ops kSimOps = {
     sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
     Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
-    ProcessId, ReadFd, PageSize,
+    ProcessId, ReadFd, PageSize, MarketingName,
 };
 
 }  // namespace
