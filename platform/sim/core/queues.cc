@@ -85,7 +85,8 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
   if (Bind(gpu) != 0) return ESRCH;
   const GpuDesc& desc = board_.desc.gpus[static_cast<size_t>(gpu)];
   if (type == k::kQueueTypeSdmaByEngId &&
-      a->sdma_engine_id + 1 > desc.num_sdma_engines + desc.num_sdma_xgmi_engines) {
+      uint64_t{a->sdma_engine_id} >=
+          uint64_t{desc.num_sdma_engines} + desc.num_sdma_xgmi_engines) {
     return EINVAL;
   }
   if (queues_.size() >= kMaxQueuesPerProcess) return ENOMEM;
