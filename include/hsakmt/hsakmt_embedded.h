@@ -122,6 +122,60 @@ const char* hke_build_configuration(void);
 /* Fills *out with this build's capacities. */
 void hke_build_capacities(hke_capacities* out);
 
+/*
+ * GFX version overrides: upstream's HSA_OVERRIDE_GFX_VERSION (every GPU
+ * node) and HSA_OVERRIDE_GFX_VERSION_<n> (user node n; it takes precedence
+ * over the all-nodes entry) as configuration. A GPU node that has a GFX
+ * version (from gfx_target_version or the device-ID table) reports its
+ * override in HsaNodeProperties.OverrideEngineId; EngineId, AMDName and the
+ * register-file sizes keep the hardware's version, as current upstream.
+ * CPU nodes ignore overrides.
+ */
+#define HKE_GFX_OVERRIDE_ALL_NODES 0xffffffffu
+/* The entry stands for a value that was not "major.minor.stepping" within
+ * the limits (its version bytes are 0). Taking a topology snapshot that
+ * would apply it fails, as upstream fails on a malformed variable; a node
+ * it never applies to (a CPU node, a node that does not exist) is fine. */
+#define HKE_GFX_OVERRIDE_MALFORMED 0x1u
+
+#define HKE_GFX_OVERRIDE_MAX_MAJOR 63u  /* EngineId's 6-bit field */
+
+typedef struct hke_gfx_override {
+  uint32_t node;     /* user node id, or HKE_GFX_OVERRIDE_ALL_NODES */
+  uint8_t major;     /* <= HKE_GFX_OVERRIDE_MAX_MAJOR */
+  uint8_t minor;
+  uint8_t stepping;
+  uint8_t flags;     /* 0 or HKE_GFX_OVERRIDE_MALFORMED */
+} hke_gfx_override;
+
+/*
+ * Parses upstream's text form, exactly `len` bytes of decimal
+ * "major.minor.stepping" (digits and two dots, nothing else: no sign, no
+ * blank, no NUL; leading zeros are fine) with major <= 63, minor and
+ * stepping <= 255. On success *out = {node, major, minor, stepping, 0}.
+ * INVALID_ARGUMENT for a NULL pointer or bad syntax, OUT_OF_RANGE for a
+ * number beyond its limit; *out is untouched on failure. Reads no byte
+ * past text[len - 1].
+ */
+hke_status_t hke_gfx_override_parse(const char* text, size_t len, uint32_t node,
+                                    hke_gfx_override* out);
+
+/*
+ * Collects the overrides an environment block sets, with upstream's getenv
+ * semantics: `envp` is a NULL-terminated array of "NAME=value" strings (as
+ * `environ`; NULL means empty). HSA_OVERRIDE_GFX_VERSION gives the
+ * all-nodes entry, HSA_OVERRIDE_GFX_VERSION_<n> (n in canonical decimal, as
+ * upstream prints it) the entry of user node n; the first string with a
+ * given name wins; a node id beyond this build's max_nodes is ignored with
+ * a warning. A malformed value gives an HKE_GFX_OVERRIDE_MALFORMED entry
+ * and a warning naming the variable. One pass over `envp`, no allocation.
+ * At most max_nodes + 1 entries; fewer than that in `capacity` may give
+ * RESOURCE_EXHAUSTED. out[0..*out_count) is written only on success.
+ */
+hke_status_t hke_gfx_overrides_from_environment(const char* const* envp, hke_gfx_override* out,
+                                                uint32_t capacity, uint32_t* out_count,
+                                                hke_diag_fn diag, void* diag_user);
+
 /* Context configuration. Zero-initialise, then set what you need. */
 typedef struct hke_config {
   uint32_t struct_size;           /* sizeof(hke_config) */
@@ -135,6 +189,12 @@ typedef struct hke_config {
    * error is returned; 0 means the default (16). */
   uint32_t max_ioctl_retries;
   uint32_t flags;                 /* HKE_CONFIG_* */
+  /* GFX version overrides (see hke_gfx_override): at most max_nodes + 1
+   * entries, one per node id at most, each node id below max_nodes or
+   * HKE_GFX_OVERRIDE_ALL_NODES. Copied at init; the array need not
+   * outlive the call. NULL with count 0 means none. */
+  const hke_gfx_override* gfx_overrides;
+  uint32_t gfx_override_count;
 } hke_config;
 
 /* Discovery only: read the topology without opening /dev/kfd. */
@@ -160,8 +220,9 @@ hke_status_t hke_context_init(void* storage, size_t storage_size, const hke_conf
 void hke_context_deinit(hke_context* context);
 
 /* The context behind the hsaKmt* API. It lives in static storage and is
- * initialised on first use with the Linux platform, unless
- * hke_default_context_configure() was called first. */
+ * initialised on first use with hke_default_platform() and
+ * hke_default_gfx_overrides(), unless hke_default_context_configure() was
+ * called first. */
 hke_context* hke_default_context(void);
 
 /* The platform the default context uses when hke_default_context_configure()
@@ -170,8 +231,20 @@ hke_context* hke_default_context(void);
  * itself links without the Linux backend. */
 hke_platform hke_default_platform(void);
 
+/* The GFX version overrides of the default context when
+ * hke_default_context_configure() was not called; called once, when the
+ * default context is first initialised (a failure leaves the default
+ * context uninitialised). libhsakmt.a defines it in an archive member of
+ * its own, reading the process environment with
+ * hke_gfx_overrides_from_environment(); a board port may define it itself
+ * (e.g. returning no overrides). Writes at most `capacity` entries. */
+hke_status_t hke_default_gfx_overrides(hke_gfx_override* out, uint32_t capacity,
+                                       uint32_t* out_count);
+
 /* Sets the configuration of the default context. Must be called before
- * hsaKmtOpenKFD; fails with FAILED_PRECONDITION while it is open. */
+ * hsaKmtOpenKFD; fails with FAILED_PRECONDITION while it is open. The
+ * environment is not consulted then: the configuration's gfx_overrides are
+ * the only ones. */
 hke_status_t hke_default_context_configure(const hke_config* config);
 
 #ifdef __cplusplus

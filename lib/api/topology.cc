@@ -20,6 +20,10 @@
 //    subsystem has mapped that page (GpuNodeInfo::mmio_base).
 // Discovery-only contexts read sysfs only: every GPU is visible, and there
 // are no apertures, DEV_INFO or marketing names.
+// GFX version overrides (the context's gfx_overrides) fill OverrideEngineId
+// of the GPU nodes they apply to; one that resolves to a malformed value on
+// such a node fails Acquire with HSAKMT_STATUS_ERROR, as upstream fails on a
+// malformed HSA_OVERRIDE_GFX_VERSION[_<node>].
 //
 // Status rules (upstream's): the getters check a NULL output first, then
 // the open check (KERNEL_IO_CHANNEL_NOT_OPENED); Acquire checks open first.
@@ -110,6 +114,10 @@ class Topology {
       filter.user = &ctx_;
     }
     Status s = topology::TakeSnapshot(ctx_, filter, &t_.snapshot);
+    if (s.ok()) {
+      s = topology::CheckGfxOverrides(t_.snapshot, ctx_.gfx_overrides(), ctx_.diag());
+      gfx_override_failed_ = !s.ok();
+    }
     if (s.ok()) s = DeriveGpus();
     if (s.ok() && !ctx_.discovery_only()) s = ReadApertures();
     if (!s.ok()) {
@@ -129,6 +137,9 @@ class Topology {
     t_.svm_valid = false;
     t_.svm_base = t_.svm_limit = 0;
   }
+
+  // The last Take failed on a malformed GFX version override.
+  bool gfx_override_failed() const { return gfx_override_failed_; }
 
   const GpuNodeInfo* Gpu(uint32_t node) const {
     if (node >= config::kMaxNodes || t_.gpu_of_node[node] == TopologyState::kNoGpu) return nullptr;
@@ -177,7 +188,8 @@ class Topology {
   // Node properties with the API layer's additions.
   Status NodeProperties(uint32_t node, HsaNodeProperties* out) const {
     HsaNodeProperties p;
-    HKE_RETURN_IF_ERROR(t_.snapshot.FillNodeProperties(node, &p));
+    HKE_RETURN_IF_ERROR(
+        t_.snapshot.FillNodeProperties(node, &p, ctx_.gfx_overrides().Resolve(node)));
     const GpuNodeInfo* g = Gpu(node);
     if (g != nullptr) {
       if (g->has_dev_info) {
@@ -330,6 +342,7 @@ class Topology {
 
   Context& ctx_;
   TopologyState& t_;
+  bool gfx_override_failed_ = false;
 };
 
 // The open check; KERNEL_IO_CHANNEL_NOT_OPENED when there is no context.
@@ -364,6 +377,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* Syste
   hke::api::Topology topo(*ctx);
   if (!topo.Current()) {
     const hke::Status s = topo.Take();
+    // A malformed override is upstream's HSAKMT_STATUS_ERROR.
+    if (!s.ok() && topo.gfx_override_failed()) return HSAKMT_STATUS_ERROR;
     if (!s.ok()) return hke::api::ToHsakmt(s);
   }
   return hke::api::ToHsakmt(ctx->topology().snapshot.FillSystemProperties(SystemProperties));

@@ -13,18 +13,43 @@ constexpr const char* kDefaultTopologyRoot = "/sys/devices/virtual/kfd/kfd/topol
 }
 
 Context::Context(const hke_config& config, const Platform& platform)
-    : magic_(kMagic), config_(config), platform_(platform), diag_(config.diag, config.diag_user) {}
+    : magic_(kMagic), config_(config), platform_(platform), diag_(config.diag, config.diag_user) {
+  gfx_overrides_.Assign(config.gfx_overrides, config.gfx_override_count);
+  config_.gfx_overrides = nullptr;  // the caller's array need not outlive init
+  config_.gfx_override_count = 0;
+}
 
 const char* Context::topology_root() const {
   return config_.topology_root != nullptr ? config_.topology_root : kDefaultTopologyRoot;
 }
 
+Status NormalizeConfig(const hke_config* config, hke_config* out) {
+  if (config == nullptr || out == nullptr) return InvalidArgument();
+  // The first layout of hke_config ended with `flags`; fields appended since
+  // are zero (their defaults) for a caller compiled against an older header.
+  constexpr size_t kFirstLayoutSize = offsetof(hke_config, flags) + sizeof(uint32_t);
+  if (config->struct_size < kFirstLayoutSize) {
+    // Only the diag fields of the first layout may be trusted here.
+    Diag diag(config->diag, config->diag_user);
+    return diag.Error(InvalidArgument(), "context",
+                      "hke_config.struct_size is smaller than any hke_config layout");
+  }
+  hke_config c;
+  std::memset(&c, 0, sizeof(c));
+  const size_t n = config->struct_size < sizeof(c) ? config->struct_size : sizeof(c);
+  std::memcpy(&c, config, n);
+  c.struct_size = sizeof(c);
+  HKE_RETURN_IF_ERROR(ValidateConfig(&c));
+  *out = c;
+  return Status::Ok();
+}
+
 Status ValidateConfig(const hke_config* config) {
   if (config == nullptr) return InvalidArgument();
   Diag diag(config->diag, config->diag_user);
-  if (config->struct_size < sizeof(hke_config)) {
+  if (config->struct_size != sizeof(hke_config)) {
     return diag.Error(InvalidArgument(), "context",
-                      "hke_config.struct_size is smaller than this library's hke_config");
+                      "hke_config.struct_size is not this library's (use NormalizeConfig)");
   }
   if ((config->flags & ~HKE_CONFIG_DISCOVERY_ONLY) != 0) {
     return diag.Error(InvalidArgument(), "context", "hke_config.flags has unknown bits");
@@ -33,7 +58,8 @@ Status ValidateConfig(const hke_config* config) {
     return diag.Error(InvalidArgument(), "context",
                       "platform table lacks open/close/ioctl/read_file or has another ABI version");
   }
-  return Status::Ok();
+  return topology::GfxOverrideTable::Validate(config->gfx_overrides, config->gfx_override_count,
+                                              diag);
 }
 
 }  // namespace hke
@@ -65,8 +91,10 @@ size_t hke_context_storage_align(void) { return alignof(hke_context); }
 hke_status_t hke_context_init(void* storage, size_t storage_size, const hke_config* config,
                               hke_context** out_context) {
   if (storage == nullptr || out_context == nullptr) return hke::InvalidArgument().raw();
-  hke::Status s = hke::ValidateConfig(config);
+  hke_config normalized;
+  hke::Status s = hke::NormalizeConfig(config, &normalized);
   if (!s.ok()) return s.raw();
+  config = &normalized;
   hke::Diag diag(config->diag, config->diag_user);
   if (storage_size < sizeof(hke_context)) {
     return diag.Error(hke::BufferTooSmall(), "context",

@@ -26,6 +26,7 @@
 #include "lib/core/status.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
+#include "lib/topology/gfx_override.h"
 #include "lib/topology/snapshot.h"
 
 namespace hke {
@@ -126,7 +127,10 @@ class Context {
 
   const Platform& platform() const { return platform_; }
   const Diag& diag() const { return diag_; }
+  // The configuration as given, except gfx_overrides (NULL, count 0): the
+  // context keeps its own copy of them, gfx_overrides().
   const hke_config& config() const { return config_; }
+  const topology::GfxOverrideTable& gfx_overrides() const { return gfx_overrides_; }
   const char* topology_root() const;
   bool discovery_only() const { return (config_.flags & HKE_CONFIG_DISCOVERY_ONLY) != 0; }
 
@@ -150,10 +154,17 @@ class Context {
   uint32_t open_epoch_ = 0;
   SpinLock topology_lock_;
   TopologyState topology_;
+  topology::GfxOverrideTable gfx_overrides_;
 };
 
-// Checks a configuration; reports the reason through its diag callback.
+// Checks a configuration (gfx_overrides included); reports the reason
+// through its diag callback.
 Status ValidateConfig(const hke_config* config);
+
+// Copies a caller's configuration of any known layout (struct_size from the
+// first hke_config up to this library's) into *out with the fields it lacks
+// zeroed, then validates it. *out is written only on success.
+Status NormalizeConfig(const hke_config* config, hke_config* out);
 
 }  // namespace hke
 

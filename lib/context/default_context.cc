@@ -3,7 +3,10 @@
 // The default context lives in static storage (.bss) and is initialised on
 // first use, with the configuration given to hke_default_context_configure()
 // or, failing that, with hke_default_platform() (the Linux table in
-// libhsakmt.a unless a board port provides its own).
+// libhsakmt.a unless a board port provides its own) and the GFX version
+// overrides of hke_default_gfx_overrides() (libhsakmt.a's reads upstream's
+// HSA_OVERRIDE_GFX_VERSION variables once, here; the core never calls
+// getenv).
 #include <atomic>
 #include <cstddef>
 
@@ -18,6 +21,10 @@ hke_context* g_default = nullptr;
 
 // 0: not initialised, 1: being initialised by some thread, 2: ready.
 std::atomic<int> g_state{0};
+
+// The environment's overrides, filled by the one thread that initialises
+// the default context (g_state == 1); the context copies them.
+hke_gfx_override g_default_overrides[hke::topology::GfxOverrideTable::kMaxEntries];
 
 // Configuration recorded by hke_default_context_configure() before first use.
 hke_config g_pending{};
@@ -51,6 +58,15 @@ hke_context* hke_default_context(void) {
     } else {
       config.struct_size = sizeof(config);
       config.platform = hke_default_platform();
+      uint32_t count = 0;
+      const uint32_t capacity = hke::topology::GfxOverrideTable::kMaxEntries;
+      if (hke_default_gfx_overrides(g_default_overrides, capacity, &count) != HKE_OK ||
+          count > capacity) {
+        g_state.store(0, std::memory_order_release);
+        return nullptr;
+      }
+      config.gfx_overrides = g_default_overrides;
+      config.gfx_override_count = count;
     }
     if (InitDefault(config) != HKE_OK) {
       g_default = nullptr;
@@ -65,9 +81,11 @@ hke_context* hke_default_context(void) {
   return g_state.load(std::memory_order_acquire) == 2 ? g_default : nullptr;
 }
 
-hke_status_t hke_default_context_configure(const hke_config* config) {
-  hke::Status s = hke::ValidateConfig(config);
+hke_status_t hke_default_context_configure(const hke_config* caller_config) {
+  hke_config normalized;
+  hke::Status s = hke::NormalizeConfig(caller_config, &normalized);
   if (!s.ok()) return s.raw();
+  const hke_config* config = &normalized;
   int expected = 0;
   if (g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {
     // Not yet initialised: remember the configuration and initialise now so

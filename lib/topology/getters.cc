@@ -43,7 +43,8 @@ Status Snapshot::FillSystemProperties(HsaSystemProperties* out) const {
   return Status::Ok();
 }
 
-Status Snapshot::FillNodeProperties(uint32_t user_node, HsaNodeProperties* out) const {
+Status Snapshot::FillNodeProperties(uint32_t user_node, HsaNodeProperties* out,
+                                    const GfxOverride* gfx_override) const {
   if (out == nullptr) return InvalidArgument();
   if (!valid_) return FailedPrecondition();
   const NodeRecord* rp = node(user_node);
@@ -116,6 +117,15 @@ Status Snapshot::FillNodeProperties(uint32_t user_node, HsaNodeProperties* out) 
       p.EngineId.ui32.Major = major & 0x3fu;
       p.EngineId.ui32.Minor = minor & 0xffu;
       p.EngineId.ui32.Stepping = step & 0xffu;
+      // The same nodes as GfxOverrideApplies: SIMDs and a version.
+      if (gfx_override != nullptr && gfx_override->state == GfxOverride::kMalformed) {
+        return InvalidArgument();
+      }
+      if (gfx_override != nullptr && gfx_override->state == GfxOverride::kValue) {
+        p.OverrideEngineId.ui32.Major = gfx_override->major & 0x3fu;
+        p.OverrideEngineId.ui32.Minor = gfx_override->minor;
+        p.OverrideEngineId.ui32.Stepping = gfx_override->stepping;
+      }
       const uint32_t packed = PackGfxVersion(major & 0x3fu, minor & 0xffu, step & 0xffu);
       if (entry != nullptr && entry->amd_name != nullptr) {
         CopyName(entry->amd_name, p.AMDName, sizeof(p.AMDName));

@@ -73,6 +73,7 @@
 #include "lib/core/diag.h"
 #include "lib/core/platform.h"
 #include "lib/core/status.h"
+#include "lib/topology/gfx_override.h"
 #include "lib/topology/keys.h"
 
 namespace hke {
@@ -224,8 +225,12 @@ class Snapshot {
   // an unknown node; outputs are written only on success.
   Status FillSystemProperties(HsaSystemProperties* out) const;
   // NumMemoryBanks counts the sysfs banks only; the API layer adds the
-  // synthetic aperture banks.
-  Status FillNodeProperties(uint32_t user_node, HsaNodeProperties* out) const;
+  // synthetic aperture banks. `gfx_override` (may be null) is what the
+  // node's GFX version override resolved to: a value goes to
+  // OverrideEngineId of a node it applies to (GfxOverrideApplies); a
+  // malformed one there is INVALID_ARGUMENT.
+  Status FillNodeProperties(uint32_t user_node, HsaNodeProperties* out,
+                            const GfxOverride* gfx_override = nullptr) const;
   // Fills out[0..count): the node's sysfs banks first, the rest zeroed (the
   // API appends synthetic banks there). *out_filled = sysfs banks written.
   Status FillMemoryProperties(uint32_t user_node, uint32_t count, HsaMemoryProperties* out,

@@ -92,6 +92,26 @@ TEST_CASE("context init refuses misaligned storage") {
   CHECK(out == nullptr);
 }
 
+TEST_CASE("context init accepts a config of the first hke_config layout and ignores bytes past its size") {
+  Fixture f;
+  // A caller compiled against the first header: its struct ends after
+  // `flags`; whatever follows in memory must not be read as overrides.
+  struct {
+    hke_config config;
+    unsigned char junk[64];
+  } old_caller;
+  std::memset(&old_caller, 0xA5, sizeof(old_caller));
+  const hke_config current = f.Config();
+  std::memcpy(&old_caller.config, &current, offsetof(hke_config, flags) + sizeof(uint32_t));
+  old_caller.config.struct_size = static_cast<uint32_t>(offsetof(hke_config, flags) + sizeof(uint32_t));
+  hke_context* out = nullptr;
+  REQUIRE(hke_context_init(f.storage, f.storage_size, &old_caller.config, &out) == HKE_OK);
+  REQUIRE(out != nullptr);
+  CHECK(out->impl.config().gfx_override_count == 0);
+  CHECK(out->impl.config().gfx_overrides == nullptr);
+  hke_context_deinit(out);
+}
+
 TEST_CASE("context init refuses unknown config flags and an old struct size") {
   Fixture f;
   hke_config c = f.Config(0x80);
