@@ -12,7 +12,8 @@ packages=(
   clang-14 libclang-rt-14-dev                 # libFuzzer harnesses
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
   qemu-user                                   # runs the cross-compiled tests
-  python3                                     # small test scripts (JSON checks)
+  python3 python3-matplotlib                  # test scripts (JSON checks), the benchmark plot
+  valgrind                                    # instruction counts in the benchmark (--instructions)
   rocminfo libhsa-runtime-dev libhsakmt1      # Debian's ROCm 5.2.3 stack, run on the simulator
 )
 

@@ -142,29 +142,45 @@ int ReadFile(void*, const char* path, char* buf, size_t capacity, size_t* out_le
   return 0;
 }
 
+// Lists a directory without the heap: opendir() would allocate a DIR, so the
+// directory is opened like a file and read with getdents64() into a stack
+// buffer. (A plain open() also keeps the LD_PRELOAD simulator's path
+// redirection working.)
 int ListDir(void*, const char* path, hke_dirent_fn fn, void* user) {
   if (path == nullptr || fn == nullptr) return EINVAL;
-  DIR* d = ::opendir(path);
-  if (d == nullptr) return LastError();
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  alignas(struct dirent64) char buf[4096];
   int error = 0;
-  for (;;) {
-    errno = 0;
-    struct dirent* e = ::readdir(d);
-    if (e == nullptr) {
-      error = errno;  // 0 at the end of the directory
+  bool stop = false;
+  while (!stop) {
+    const ssize_t n = ::getdents64(fd, buf, sizeof(buf));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      error = LastError();
       break;
     }
-    if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
-    uint32_t kind = HKE_DIRENT_UNKNOWN;
-    switch (e->d_type) {
-      case DT_REG: kind = HKE_DIRENT_FILE; break;
-      case DT_DIR: kind = HKE_DIRENT_DIR; break;
-      case DT_UNKNOWN: kind = HKE_DIRENT_UNKNOWN; break;
-      default: kind = HKE_DIRENT_OTHER; break;
+    if (n == 0) break;
+    for (ssize_t off = 0; off < n && !stop;) {
+      const auto* e = reinterpret_cast<const struct dirent64*>(buf + off);
+      if (e->d_reclen == 0 || off + e->d_reclen > n) {
+        error = EIO;  // a malformed record from the kernel
+        stop = true;
+        break;
+      }
+      off += e->d_reclen;
+      if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
+      uint32_t kind = HKE_DIRENT_UNKNOWN;
+      switch (e->d_type) {
+        case DT_REG: kind = HKE_DIRENT_FILE; break;
+        case DT_DIR: kind = HKE_DIRENT_DIR; break;
+        case DT_UNKNOWN: kind = HKE_DIRENT_UNKNOWN; break;
+        default: kind = HKE_DIRENT_OTHER; break;
+      }
+      if (fn(user, e->d_name, kind) != 0) stop = true;
     }
-    if (fn(user, e->d_name, kind) != 0) break;
   }
-  ::closedir(d);
+  ::close(fd);
   return error;
 }
 

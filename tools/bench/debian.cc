@@ -1,0 +1,117 @@
+// hke-bench, Debian: libhsakmt.so.1 (ROCm 5.2.3) loaded with
+// dlopen(RTLD_NOW | RTLD_LOCAL) and called through dlsym'd pointers, with
+// the types of its own header (namespace `debian`).
+//
+// Not RTLD_DEEPBIND: a deep-bound library resolves open/ioctl/mmap/fopen
+// and malloc in its own dependency chain (glibc) before the global scope,
+// which would bypass both the simulator's preload and the allocation
+// counter. Without it, the executable must not export hsaKmt* symbols, or
+// Debian's calls between its own entry points could bind to ours; the
+// driver checks that (dlsym(RTLD_DEFAULT, "hsaKmtOpenKFD") must be NULL).
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cstring>
+
+namespace debian {
+#include <hsakmt.h>
+}  // namespace debian
+
+#include "tools/bench/bench.h"
+#include "tools/bench/cases.h"
+
+namespace hkebench {
+namespace {
+
+static_assert(sizeof(debian::HsaNodeProperties) == 356,
+              "expected Debian's libhsakmt 5.2.3 header (HsaNodeProperties of 356 bytes)");
+
+// Entry points, resolved once by DebianLoad (main thread, before any case).
+struct Functions {
+  decltype(&debian::hsaKmtOpenKFD) open = nullptr;
+  decltype(&debian::hsaKmtCloseKFD) close = nullptr;
+  decltype(&debian::hsaKmtAcquireSystemProperties) acquire = nullptr;
+  decltype(&debian::hsaKmtReleaseSystemProperties) release = nullptr;
+  decltype(&debian::hsaKmtGetNodeProperties) node = nullptr;
+  decltype(&debian::hsaKmtGetNodeMemoryProperties) memory = nullptr;
+  decltype(&debian::hsaKmtGetNodeCacheProperties) caches = nullptr;
+  decltype(&debian::hsaKmtGetNodeIoLinkProperties) links = nullptr;
+};
+Functions g_fn;
+
+struct DebianApi {
+  using System = debian::HsaSystemProperties;
+  using Node = debian::HsaNodeProperties;
+  using Memory = debian::HsaMemoryProperties;
+  using Cache = debian::HsaCacheProperties;
+  using Link = debian::HsaIoLinkProperties;
+  static int Open() { return g_fn.open(); }
+  static int Close() { return g_fn.close(); }
+  static int Acquire(System* s) { return g_fn.acquire(s); }
+  static int Release() { return g_fn.release(); }
+  static int GetNode(uint32_t n, Node* p) { return g_fn.node(n, p); }
+  static int GetMemory(uint32_t n, uint32_t c, Memory* p) { return g_fn.memory(n, c, p); }
+  static int GetCaches(uint32_t n, uint32_t proc, uint32_t c, Cache* p) {
+    return g_fn.caches(n, proc, c, p);
+  }
+  static int GetLinks(uint32_t n, uint32_t c, Link* p) { return g_fn.links(n, c, p); }
+};
+
+// Entries per node in the output arrays; Debian has no compile-time
+// capacities, so this bounds every tree the harness runs (the largest,
+// MI300X CPX, has 64 io_links on a node).
+constexpr size_t kDebianPerNode = 4096;
+
+template <class F>
+bool Resolve(void* handle, const char* name, F* out, std::string* error) {
+  void* p = dlsym(handle, name);
+  if (p == nullptr) {
+    *error = std::string("dlsym ") + name + ": not found in Debian's libhsakmt";
+    return false;
+  }
+  *out = reinterpret_cast<F>(p);
+  return true;
+}
+
+}  // namespace
+
+bool DebianLoad(const char* path, std::string* error) {
+  void* h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (h == nullptr) {
+    const char* why = dlerror();
+    *error = std::string("dlopen ") + path + ": " + (why != nullptr ? why : "failed");
+    return false;
+  }
+  Functions f;
+  if (!Resolve(h, "hsaKmtOpenKFD", &f.open, error) || !Resolve(h, "hsaKmtCloseKFD", &f.close, error) ||
+      !Resolve(h, "hsaKmtAcquireSystemProperties", &f.acquire, error) ||
+      !Resolve(h, "hsaKmtReleaseSystemProperties", &f.release, error) ||
+      !Resolve(h, "hsaKmtGetNodeProperties", &f.node, error) ||
+      !Resolve(h, "hsaKmtGetNodeMemoryProperties", &f.memory, error) ||
+      !Resolve(h, "hsaKmtGetNodeCacheProperties", &f.caches, error) ||
+      !Resolve(h, "hsaKmtGetNodeIoLinkProperties", &f.links, error)) {
+    return false;
+  }
+  g_fn = f;
+  return true;
+}
+
+std::unique_ptr<CaseRun> DebianOpenClose(std::string* error) {
+  if (g_fn.open == nullptr) {
+    *error = "Debian's libhsakmt is not loaded";
+    return nullptr;
+  }
+  return std::unique_ptr<CaseRun>(new OpenClose<DebianApi>());
+}
+
+std::unique_ptr<CaseRun> DebianTopologyCycle(std::string* error) {
+  if (g_fn.open == nullptr) {
+    *error = "Debian's libhsakmt is not loaded";
+    return nullptr;
+  }
+  return std::unique_ptr<CaseRun>(new TopologyCycle<DebianApi>(kDebianPerNode));
+}
+
+}  // namespace hkebench

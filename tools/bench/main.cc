@@ -1,0 +1,549 @@
+// hke-bench: times each case on this project's library ("ours") and on
+// Debian's libhsakmt 5.2.3 ("debian") side by side in one process, both
+// served by the simulator's LD_PRELOAD front end, so that both pay the same
+// simulated-kernel and file cost.
+//
+//   LD_PRELOAD=.../libkfdsim-preload.so KFDSIM_BOARD=apu-embedded hke-bench [options]
+//
+// For each case and library: median and p99 wall time per iteration, heap
+// allocations per iteration (see heap_count.h for how they are charged), and
+// the ratio Debian/ours of the medians. A Markdown table goes to stdout;
+// --records appends one JSON object per (case, library) for report.py.
+// tools/bench/run.sh runs every board and tree; README.md explains the rest.
+//
+// Single-threaded. Exit status: 0 when every case ran or was reported as not
+// implemented in ours, 1 on a harness or library failure, 2 on bad usage.
+#include <dlfcn.h>
+#include <fcntl.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "tools/bench/bench.h"
+#include "tools/bench/heap_count.h"
+
+namespace hkebench {
+namespace {
+
+constexpr const char* kDefaultDebianLibrary = "/usr/lib/x86_64-linux-gnu/libhsakmt.so.1";
+constexpr const char* kLibraryNames[kLibraryCount] = {"ours", "debian"};
+
+struct Options {
+  double budget_s = 2.0;        // timed wall time per library and case, at least
+  uint64_t min_iterations = 20;
+  uint64_t max_iterations = 100000;
+  uint64_t fixed_iterations = 0;  // nonzero: exactly this many, no budget
+  bool only[kLibraryCount] = {true, true};
+  const char* case_filter = nullptr;
+  const char* target = nullptr;
+  const char* records = nullptr;
+  const char* debian_path = kDefaultDebianLibrary;
+  const char* heap_stacks = nullptr;  // file for attributed allocations' stacks
+  bool header = true;
+  bool list = false;
+};
+
+// ---- cases ---------------------------------------------------------------------
+// One row per case. The cases still to come (README.md, "To come") add rows
+// here with a factory per side in ours.cc and debian.cc.
+struct CaseDef {
+  const char* name;
+  const char* issue;  // the issue that defines it
+  CaseFactory factory[kLibraryCount];
+};
+
+const CaseDef kCases[] = {
+    {"open-close", "4", {&OursOpenClose, &DebianOpenClose}},
+    {"topology-cycle", "4", {&OursTopologyCycle, &DebianTopologyCycle}},
+};
+
+// ---- measured-region markers ----------------------------------------------------
+// Every timed iteration goes through exactly one of these, so that
+// `valgrind --tool=callgrind --toggle-collect=hke_bench_measured_<lib>`
+// counts the instructions of the timed iterations of that library and
+// nothing else. noipa keeps the two from being merged or inlined.
+
+}  // namespace
+}  // namespace hkebench
+
+extern "C" __attribute__((noinline, noipa)) void hke_bench_measured_ours(
+    hkebench::CaseRun* run, hkebench::Work* work, hkebench::Outcome* out) {
+  *out = run->Iterate(work);
+}
+
+extern "C" __attribute__((noinline, noipa)) void hke_bench_measured_debian(
+    hkebench::CaseRun* run, hkebench::Work* work, hkebench::Outcome* out) {
+  *out = run->Iterate(work);
+}
+
+namespace hkebench {
+namespace {
+
+using Marker = void (*)(CaseRun*, Work*, Outcome*);
+constexpr Marker kMarkers[kLibraryCount] = {&hke_bench_measured_ours, &hke_bench_measured_debian};
+
+// ---- results -------------------------------------------------------------------
+
+struct Result {
+  enum State { kNotRun, kOk, kNotImplemented, kFailed } state = kNotRun;
+  std::string detail;        // failure text
+  std::vector<double> ns;    // per timed iteration
+  double elapsed_ns = 0;
+  HeapCounts timed;          // plain counts over all timed iterations
+  HeapCounts attributed;     // one attributed iteration
+  Work work;                 // of one iteration
+  double median_ns = 0;
+  double p99_ns = 0;
+  double min_ns = 0;
+  double mean_ns = 0;
+};
+
+double Percentile(const std::vector<double>& sorted, double p) {
+  // Nearest rank.
+  size_t rank = static_cast<size_t>(std::ceil(p * static_cast<double>(sorted.size())));
+  if (rank == 0) rank = 1;
+  return sorted[std::min(rank, sorted.size()) - 1];
+}
+
+void Summarise(Result* r) {
+  std::vector<double> s = r->ns;
+  std::sort(s.begin(), s.end());
+  const size_t n = s.size();
+  r->median_ns = n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+  r->p99_ns = Percentile(s, 0.99);
+  r->min_ns = s.front();
+  double sum = 0;
+  for (double v : s) sum += v;
+  r->mean_ns = sum / static_cast<double>(n);
+}
+
+std::string FormatTime(double ns) {
+  char buf[32];
+  if (ns >= 1e9) {
+    std::snprintf(buf, sizeof(buf), "%.2f s", ns / 1e9);
+  } else if (ns >= 1e6) {
+    std::snprintf(buf, sizeof(buf), "%.2f ms", ns / 1e6);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.1f µs", ns / 1e3);
+  }
+  return buf;
+}
+
+std::string FailureText(const Outcome& o, Library lib) {
+  char buf[160];
+  std::snprintf(buf, sizeof(buf), "%s returned %d", o.call, o.status);
+  std::string text = buf;
+  if (lib == kOurs && LastOursDiagnostic()[0] != '\0') {
+    text += std::string(" (") + LastOursDiagnostic() + ")";
+  }
+  return text;
+}
+
+// Records a failed iteration; NOT_IMPLEMENTED in ours is an expected state
+// while the library grows, not a failure.
+void Fail(Result* r, const Outcome& o, Library lib) {
+  if (o.status == kStatusNotImplemented) {
+    r->state = Result::kNotImplemented;
+    r->detail = std::string(o.call) + " is not implemented";
+  } else {
+    r->state = Result::kFailed;
+    r->detail = FailureText(o, lib);
+  }
+}
+
+void RunCase(const CaseDef& c, const Options& opt, Result results[kLibraryCount]) {
+  std::unique_ptr<CaseRun> runs[kLibraryCount];
+  bool active[kLibraryCount] = {false, false};
+  for (int lib = 0; lib < kLibraryCount; ++lib) {
+    Result& r = results[lib];
+    if (!opt.only[lib]) continue;
+    std::string error;
+    runs[lib] = c.factory[lib](&error);
+    if (runs[lib] == nullptr) {
+      r.state = Result::kFailed;
+      r.detail = error;
+      continue;
+    }
+    // Warm-up (the first use writes the board's files, opens caches, ...),
+    // then one attributed iteration; neither is timed.
+    Outcome o;
+    for (int i = 0; i < 2 && o.status == kStatusSuccess; ++i) {
+      r.work = Work{};
+      o = runs[lib]->Iterate(&r.work);
+    }
+    if (o.status == kStatusSuccess) {
+      Work w;
+      HeapScope scope(&r.attributed, /*attributed=*/true);
+      o = runs[lib]->Iterate(&w);
+    }
+    if (o.status != kStatusSuccess) {
+      Fail(&r, o, static_cast<Library>(lib));
+      continue;
+    }
+    r.ns.reserve(opt.fixed_iterations != 0 ? opt.fixed_iterations : opt.max_iterations);
+    active[lib] = true;
+  }
+
+  // Timed iterations, interleaved while both libraries run so that both see
+  // the same machine conditions.
+  while (active[kOurs] || active[kDebian]) {
+    for (int lib = 0; lib < kLibraryCount; ++lib) {
+      if (!active[lib]) continue;
+      Result& r = results[lib];
+      Work w;
+      Outcome o;
+      std::chrono::steady_clock::time_point t0, t1;
+      {
+        HeapScope scope(&r.timed, /*attributed=*/false);
+        t0 = std::chrono::steady_clock::now();
+        kMarkers[lib](runs[lib].get(), &w, &o);
+        t1 = std::chrono::steady_clock::now();
+      }
+      if (o.status != kStatusSuccess) {
+        Fail(&r, o, static_cast<Library>(lib));
+        r.ns.clear();
+        active[lib] = false;
+        continue;
+      }
+      if (!(w == r.work)) {
+        r.state = Result::kFailed;
+        r.detail = "the work of one iteration changed between iterations";
+        active[lib] = false;
+        continue;
+      }
+      const double ns = static_cast<double>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+      r.ns.push_back(ns);
+      r.elapsed_ns += ns;
+      const uint64_t n = r.ns.size();
+      const bool done = opt.fixed_iterations != 0
+                            ? n >= opt.fixed_iterations
+                            : (n >= opt.min_iterations && r.elapsed_ns >= opt.budget_s * 1e9) ||
+                                  n >= opt.max_iterations;
+      if (done) {
+        active[lib] = false;
+        r.state = Result::kOk;
+        Summarise(&r);
+      }
+    }
+  }
+}
+
+// ---- output --------------------------------------------------------------------
+
+std::string AllocCell(const Result& r) {
+  char buf[96];
+  const HeapCounts& a = r.attributed;
+  std::snprintf(buf, sizeof(buf), "%llu (own %llu, libc %llu)",
+                static_cast<unsigned long long>(a.own + a.libc + a.unattributed),
+                static_cast<unsigned long long>(a.own), static_cast<unsigned long long>(a.libc));
+  return buf;
+}
+
+std::string WorkCell(const Work& w) {
+  char buf[96];
+  std::snprintf(buf, sizeof(buf), "%llu/%llu/%llu/%llu", static_cast<unsigned long long>(w.nodes),
+                static_cast<unsigned long long>(w.mem_banks), static_cast<unsigned long long>(w.caches),
+                static_cast<unsigned long long>(w.io_links));
+  return buf;
+}
+
+std::string StateCell(const Result& r) {
+  switch (r.state) {
+    case Result::kNotImplemented: return "n/a (not implemented)";
+    case Result::kFailed: return "error: " + r.detail;
+    case Result::kNotRun: return "not run";
+    case Result::kOk: break;
+  }
+  return "";
+}
+
+void PrintHeader() {
+  std::printf(
+      "| case | target | library | iterations | median | p99 | heap allocs/iter | "
+      "nodes/banks/caches/links | Debian/ours |\n"
+      "|---|---|---|---:|---:|---:|---:|---|---:|\n");
+}
+
+void PrintRows(const CaseDef& c, const char* target, const Result results[kLibraryCount]) {
+  for (int lib = 0; lib < kLibraryCount; ++lib) {
+    const Result& r = results[lib];
+    if (r.state == Result::kNotRun) continue;
+    std::string ratio = "—";
+    if (lib == kDebian) {
+      const Result& ours = results[kOurs];
+      ratio = "n/a";
+      if (r.state == Result::kOk && ours.state == Result::kOk && ours.median_ns > 0) {
+        char buf[32];
+        std::snprintf(buf, sizeof(buf), "%.2f×", r.median_ns / ours.median_ns);
+        ratio = buf;
+      }
+    }
+    if (r.state == Result::kOk) {
+      std::printf("| %s | %s | %s | %zu | %s | %s | %s | %s | %s |\n", c.name, target,
+                  kLibraryNames[lib], r.ns.size(), FormatTime(r.median_ns).c_str(),
+                  FormatTime(r.p99_ns).c_str(), AllocCell(r).c_str(), WorkCell(r.work).c_str(),
+                  ratio.c_str());
+    } else {
+      const std::string s = StateCell(r);
+      std::printf("| %s | %s | %s | — | %s | — | — | — | %s |\n", c.name, target,
+                  kLibraryNames[lib], s.c_str(), ratio.c_str());
+    }
+  }
+  std::fflush(stdout);
+}
+
+std::string JsonEscape(const std::string& s) {
+  std::string out;
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') {
+      out += '\\';
+      out += ch;
+    } else if (static_cast<unsigned char>(ch) < 0x20) {
+      out += ' ';
+    } else {
+      out += ch;
+    }
+  }
+  return out;
+}
+
+bool WriteRecords(const char* path, const CaseDef& c, const char* target,
+                  const Result results[kLibraryCount]) {
+  FILE* f = std::fopen(path, "a");
+  if (f == nullptr) return false;
+  for (int lib = 0; lib < kLibraryCount; ++lib) {
+    const Result& r = results[lib];
+    if (r.state == Result::kNotRun) continue;
+    const char* state = r.state == Result::kOk               ? "ok"
+                        : r.state == Result::kNotImplemented ? "not_implemented"
+                                                             : "error";
+    const double iters = r.ns.empty() ? 1.0 : static_cast<double>(r.ns.size());
+    std::fprintf(f,
+                 "{\"case\":\"%s\",\"issue\":\"%s\",\"target\":\"%s\",\"library\":\"%s\","
+                 "\"state\":\"%s\",\"detail\":\"%s\",\"iterations\":%zu,"
+                 "\"median_ns\":%.0f,\"p99_ns\":%.0f,\"min_ns\":%.0f,\"mean_ns\":%.0f,"
+                 "\"allocs_own\":%llu,\"allocs_libc\":%llu,\"allocs_simulator\":%llu,"
+                 "\"allocs_unattributed\":%llu,\"allocs_timed_total_per_iter\":%.2f,"
+                 "\"nodes\":%llu,\"mem_banks\":%llu,\"caches\":%llu,\"io_links\":%llu}\n",
+                 c.name, c.issue, JsonEscape(target).c_str(), kLibraryNames[lib], state,
+                 JsonEscape(r.detail).c_str(), r.ns.size(), r.median_ns, r.p99_ns, r.min_ns,
+                 r.mean_ns, static_cast<unsigned long long>(r.attributed.own),
+                 static_cast<unsigned long long>(r.attributed.libc),
+                 static_cast<unsigned long long>(r.attributed.simulator),
+                 static_cast<unsigned long long>(r.attributed.unattributed),
+                 static_cast<double>(r.timed.total) / iters,
+                 static_cast<unsigned long long>(r.work.nodes),
+                 static_cast<unsigned long long>(r.work.mem_banks),
+                 static_cast<unsigned long long>(r.work.caches),
+                 static_cast<unsigned long long>(r.work.io_links));
+  }
+  return std::fclose(f) == 0;
+}
+
+// ---- set-up --------------------------------------------------------------------
+
+void Usage(FILE* out) {
+  std::fprintf(out,
+               "usage: hke-bench [--budget S] [--min-iterations N] [--max-iterations N]\n"
+               "                 [--iterations N] [--only ours|debian] [--case NAME]\n"
+               "                 [--target LABEL] [--records FILE] [--debian-lib PATH]\n"
+               "                 [--heap-stacks FILE] [--no-header] [--list]\n"
+               "Run under libkfdsim-preload.so with KFDSIM_TOPOLOGY or KFDSIM_BOARD set\n"
+               "(tools/bench/run.sh does). Cases:");
+  for (const CaseDef& c : kCases) std::fprintf(out, " %s", c.name);
+  std::fprintf(out, "\n");
+}
+
+bool ParseCount(const char* s, uint64_t* out) {
+  char* end = nullptr;
+  const unsigned long long v = std::strtoull(s, &end, 10);
+  if (end == s || *end != '\0' || v == 0) return false;
+  *out = v;
+  return true;
+}
+
+// 0 ok, 2 usage error (message printed).
+int ParseOptions(int argc, char** argv, Options* opt) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const char* v = i + 1 < argc ? argv[i + 1] : nullptr;
+    auto need = [&]() {
+      if (v == nullptr) std::fprintf(stderr, "hke-bench: %s needs a value\n", a.c_str());
+      return v != nullptr;
+    };
+    if (a == "--budget") {
+      if (!need()) return 2;
+      char* end = nullptr;
+      opt->budget_s = std::strtod(v, &end);
+      if (end == v || *end != '\0' || !(opt->budget_s >= 0)) {
+        std::fprintf(stderr, "hke-bench: bad --budget '%s'\n", v);
+        return 2;
+      }
+      ++i;
+    } else if (a == "--min-iterations" || a == "--max-iterations" || a == "--iterations") {
+      if (!need()) return 2;
+      uint64_t* dst = a == "--min-iterations"   ? &opt->min_iterations
+                      : a == "--max-iterations" ? &opt->max_iterations
+                                                : &opt->fixed_iterations;
+      if (!ParseCount(v, dst)) {
+        std::fprintf(stderr, "hke-bench: bad %s '%s' (a positive count)\n", a.c_str(), v);
+        return 2;
+      }
+      ++i;
+    } else if (a == "--only") {
+      if (!need()) return 2;
+      const std::string w = v;
+      if (w != "ours" && w != "debian") {
+        std::fprintf(stderr, "hke-bench: --only takes ours or debian\n");
+        return 2;
+      }
+      opt->only[kOurs] = w == "ours";
+      opt->only[kDebian] = w == "debian";
+      ++i;
+    } else if (a == "--case") {
+      if (!need()) return 2;
+      opt->case_filter = v;
+      ++i;
+    } else if (a == "--target") {
+      if (!need()) return 2;
+      opt->target = v;
+      ++i;
+    } else if (a == "--records") {
+      if (!need()) return 2;
+      opt->records = v;
+      ++i;
+    } else if (a == "--debian-lib") {
+      if (!need()) return 2;
+      opt->debian_path = v;
+      ++i;
+    } else if (a == "--heap-stacks") {
+      if (!need()) return 2;
+      opt->heap_stacks = v;
+      ++i;
+    } else if (a == "--no-header") {
+      opt->header = false;
+    } else if (a == "--list") {
+      opt->list = true;
+    } else if (a == "-h" || a == "--help") {
+      Usage(stdout);
+      std::exit(0);
+    } else {
+      std::fprintf(stderr, "hke-bench: unknown option '%s'\n", a.c_str());
+      Usage(stderr);
+      return 2;
+    }
+  }
+  if (opt->min_iterations > opt->max_iterations) opt->max_iterations = opt->min_iterations;
+  return 0;
+}
+
+// The label of the simulated board: the tree's directory name or the board.
+std::string TargetLabel(const Options& opt) {
+  if (opt.target != nullptr) return opt.target;
+  const char* tree = std::getenv("KFDSIM_TOPOLOGY");
+  if (tree != nullptr && tree[0] != '\0') {
+    std::string t = tree;
+    while (t.size() > 1 && t.back() == '/') t.pop_back();
+    const size_t slash = t.rfind('/');
+    return slash == std::string::npos ? t : t.substr(slash + 1);
+  }
+  const char* board = std::getenv("KFDSIM_BOARD");
+  return board != nullptr ? board : "";
+}
+
+// True when open() resolves into libkfdsim-preload.so.
+bool UnderPreload() {
+  void* open_fn = dlsym(RTLD_DEFAULT, "open");
+  Dl_info info;
+  if (open_fn == nullptr || dladdr(open_fn, &info) == 0 || info.dli_fname == nullptr) return false;
+  return std::strstr(info.dli_fname, "kfdsim-preload") != nullptr;
+}
+
+int Main(int argc, char** argv) {
+  Options opt;
+  if (int rc = ParseOptions(argc, argv, &opt); rc != 0) return rc;
+  if (opt.list) {
+    for (const CaseDef& c : kCases) std::printf("%s\tissue %s\n", c.name, c.issue);
+    return 0;
+  }
+  const std::string target = TargetLabel(opt);
+  if (target.empty() || !UnderPreload()) {
+    std::fprintf(stderr,
+                 "hke-bench: not running under the simulator: set LD_PRELOAD to "
+                 "libkfdsim-preload.so and KFDSIM_TOPOLOGY=<tree> or KFDSIM_BOARD=<name> "
+                 "(tools/bench/run.sh does)\n");
+    return 1;
+  }
+  const CaseDef* selected = nullptr;
+  if (opt.case_filter != nullptr) {
+    for (const CaseDef& c : kCases) {
+      if (std::strcmp(c.name, opt.case_filter) == 0) selected = &c;
+    }
+    if (selected == nullptr) {
+      std::fprintf(stderr, "hke-bench: unknown case '%s'\n", opt.case_filter);
+      return 2;
+    }
+  }
+
+  std::string error;
+  if (opt.only[kDebian] && !DebianLoad(opt.debian_path, &error)) {
+    std::fprintf(stderr, "hke-bench: %s\n", error.c_str());
+    return 1;
+  }
+  // Debian's library is RTLD_LOCAL and the executable must export no hsaKmt*
+  // symbol: otherwise Debian's internal calls could bind to ours.
+  if (dlsym(RTLD_DEFAULT, "hsaKmtOpenKFD") != nullptr) {
+    std::fprintf(stderr,
+                 "hke-bench: hsaKmtOpenKFD is visible in the global symbol scope; link hke-bench "
+                 "without exporting its symbols (no -rdynamic)\n");
+    return 1;
+  }
+  if (opt.only[kOurs] && !OursSetup(&error)) {
+    std::fprintf(stderr, "hke-bench: %s\n", error.c_str());
+    return 1;
+  }
+  const char* why = nullptr;
+  if (!HeapCountSetup(&why)) {
+    std::fprintf(stderr, "hke-bench: %s\n", why);
+    return 1;
+  }
+
+  if (opt.heap_stacks != nullptr) {
+    const int fd = open(opt.heap_stacks, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      std::fprintf(stderr, "hke-bench: cannot write %s\n", opt.heap_stacks);
+      return 1;
+    }
+    HeapCountSetStackFd(fd);  // stays open until exit
+  }
+
+  if (opt.header) PrintHeader();
+  int rc = 0;
+  for (const CaseDef& c : kCases) {
+    if (selected != nullptr && selected != &c) continue;
+    Result results[kLibraryCount];
+    RunCase(c, opt, results);
+    PrintRows(c, target.c_str(), results);
+    if (opt.records != nullptr && !WriteRecords(opt.records, c, target.c_str(), results)) {
+      std::fprintf(stderr, "hke-bench: cannot write %s\n", opt.records);
+      rc = 1;
+    }
+    for (const Result& r : results) {
+      if (r.state == Result::kFailed) rc = 1;
+    }
+  }
+  return rc;
+}
+
+}  // namespace
+}  // namespace hkebench
+
+int main(int argc, char** argv) { return hkebench::Main(argc, argv); }

@@ -1,0 +1,81 @@
+// hke-bench, ours: this project's libhsakmt.a linked in, on the default
+// context configured with the Linux platform, so its file and device calls
+// are plain libc calls that the simulator's preload serves exactly as it
+// serves Debian's.
+#include <cstdio>
+#include <cstring>
+
+#include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmt_embedded.h"
+#include "hsakmt/hsakmt_linux.h"
+#include "tools/bench/bench.h"
+#include "tools/bench/cases.h"
+
+namespace hkebench {
+namespace {
+
+// Latest diagnostic of the library, copied into fixed storage (the callback
+// runs inside measured regions and must not allocate). Main thread only.
+char g_last_diag[512];
+
+void KeepDiagnostic(void*, const hke_diag_record* r) {
+  std::snprintf(g_last_diag, sizeof(g_last_diag), "%s: %s%s%s", r->area != nullptr ? r->area : "?",
+                r->message != nullptr ? r->message : "", r->path != nullptr ? " @ " : "",
+                r->path != nullptr ? r->path : "");
+}
+
+struct OursApi {
+  using System = HsaSystemProperties;
+  using Node = HsaNodeProperties;
+  using Memory = HsaMemoryProperties;
+  using Cache = HsaCacheProperties;
+  using Link = HsaIoLinkProperties;
+  static int Open() { return hsaKmtOpenKFD(); }
+  static int Close() { return hsaKmtCloseKFD(); }
+  static int Acquire(System* s) { return hsaKmtAcquireSystemProperties(s); }
+  static int Release() { return hsaKmtReleaseSystemProperties(); }
+  static int GetNode(uint32_t n, Node* p) { return hsaKmtGetNodeProperties(n, p); }
+  static int GetMemory(uint32_t n, uint32_t c, Memory* p) {
+    return hsaKmtGetNodeMemoryProperties(n, c, p);
+  }
+  static int GetCaches(uint32_t n, uint32_t proc, uint32_t c, Cache* p) {
+    return hsaKmtGetNodeCacheProperties(n, proc, c, p);
+  }
+  static int GetLinks(uint32_t n, uint32_t c, Link* p) {
+    return hsaKmtGetNodeIoLinkProperties(n, c, p);
+  }
+};
+
+}  // namespace
+
+bool OursSetup(std::string* error) {
+  hke_config config;
+  std::memset(&config, 0, sizeof(config));
+  config.struct_size = sizeof(config);
+  config.platform = hke_linux_platform();
+  config.diag = &KeepDiagnostic;
+  const hke_status_t s = hke_default_context_configure(&config);
+  if (s != HKE_OK) {
+    *error = std::string("hke_default_context_configure: ") + hke_status_name(s);
+    return false;
+  }
+  return true;
+}
+
+const char* LastOursDiagnostic() { return g_last_diag; }
+
+std::unique_ptr<CaseRun> OursOpenClose(std::string*) {
+  return std::unique_ptr<CaseRun>(new OpenClose<OursApi>());
+}
+
+std::unique_ptr<CaseRun> OursTopologyCycle(std::string*) {
+  hke_capacities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  hke_build_capacities(&caps);
+  size_t per_node = caps.max_mem_banks_per_node;
+  if (caps.max_caches_per_node > per_node) per_node = caps.max_caches_per_node;
+  if (caps.max_links_per_node > per_node) per_node = caps.max_links_per_node;
+  return std::unique_ptr<CaseRun>(new TopologyCycle<OursApi>(per_node));
+}
+
+}  // namespace hkebench
