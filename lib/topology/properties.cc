@@ -59,7 +59,10 @@ const char* DecimalProblem(const char* p, const char* end) {
 int32_t FindKey(const KeyTable& table, const char* key, size_t length) {
   for (uint32_t i = 0; i < table.count; ++i) {
     const char* name = table.keys[i].name;
-    if (std::strncmp(name, key, length) == 0 && name[length] == '\0') return static_cast<int32_t>(i);
+    // The first byte rules out nearly every entry before any longer compare.
+    if (name[0] == key[0] && std::memcmp(name, key, length) == 0 && name[length] == '\0') {
+      return static_cast<int32_t>(i);
+    }
   }
   return -1;
 }
@@ -84,10 +87,21 @@ bool ParseFlagList(const char* p, const char* end, uint32_t* bits, uint32_t capa
   }
 }
 
-// One pass over the text. With commit=false nothing is written; the caller
-// runs a checking pass first so that outputs change only on success.
+// Scratch a parse fills; the caller publishes it only when the whole text
+// parsed. Lives on the caller's stack (about 2.3 KiB).
+struct Scratch {
+  static constexpr uint32_t kMaxKeys = 256;
+  static constexpr uint32_t kMaxListBits = 2048;
+  uint64_t values[kMaxKeys];
+  uint32_t seen[kMaxKeys / 32];
+  uint32_t list_bits[kMaxListBits / 32];
+  bool list_present;
+};
+
+// One pass over the text into `scratch`; nothing of the caller's changes.
 Status Scan(const char* text, size_t length, const KeyTable& table, const TextSource& src,
-            PropertyValues* out, ListSink* list, bool commit, uint32_t* seen_words) {
+            const ListSink* list, Scratch* scratch) {
+  uint32_t* const seen_words = scratch->seen;
   const char* p = text;
   const char* const text_end = text + length;
   uint32_t line = 0;
@@ -119,11 +133,10 @@ Status Scan(const char* text, size_t length, const KeyTable& table, const TextSo
     const char* value = p;
 
     if (list_key) {
-      if (value != end &&
-          !ParseFlagList(value, end, commit ? list->bits : nullptr, list->capacity_bits)) {
+      if (value != end && !ParseFlagList(value, end, scratch->list_bits, list->capacity_bits)) {
         return Malformed(src, line, "expected a comma-separated list of 0 and 1", key, key_length);
       }
-      if (commit) list->present = true;
+      scratch->list_present = true;
     } else {
       const int32_t id = FindKey(table, key, key_length);
       if (id >= 0) {
@@ -136,7 +149,7 @@ Status Scan(const char* text, size_t length, const KeyTable& table, const TextSo
           return Malformed(src, line, "key appears twice", key, key_length);
         }
         seen_words[uid / 32] |= 1u << (uid % 32);
-        if (commit) out->Set(uid, v);
+        scratch->values[uid] = v;
       }
     }
     p = next;
@@ -155,19 +168,24 @@ Status ParseProperties(const char* text, size_t length, const KeyTable& table,
   if (list != nullptr && (list->key == nullptr || (list->bits == nullptr && list->capacity_bits != 0))) {
     return InvalidArgument();
   }
-  // Duplicate tracking: one bit per key id, on the stack. Tables are small
-  // (the node table has ~40 keys); 256 ids is far above any of them.
-  constexpr uint32_t kMaxKeys = 256;
-  if (table.count > kMaxKeys) return InvalidArgument();
-  uint32_t seen[kMaxKeys / 32] = {};
-  HKE_RETURN_IF_ERROR(Scan(text, length, table, source, out, list, false, seen));
+  if (table.count > Scratch::kMaxKeys) return InvalidArgument();
+  if (list != nullptr && list->capacity_bits > Scratch::kMaxListBits) return InvalidArgument();
+  Scratch scratch;
+  std::memset(scratch.seen, 0, sizeof(scratch.seen));
+  std::memset(scratch.list_bits, 0, sizeof(scratch.list_bits));
+  scratch.list_present = false;
+  HKE_RETURN_IF_ERROR(Scan(text, length, table, source, list, &scratch));
+  // Publish: every key seen, then the list.
   out->Clear();
-  if (list != nullptr) {
-    for (uint32_t i = 0; i < (list->capacity_bits + 31) / 32; ++i) list->bits[i] = 0;
-    list->present = false;
+  for (uint32_t id = 0; id < table.count; ++id) {
+    if ((scratch.seen[id / 32] & (1u << (id % 32))) != 0) out->Set(id, scratch.values[id]);
   }
-  for (uint32_t& w : seen) w = 0;
-  return Scan(text, length, table, source, out, list, true, seen);
+  if (list != nullptr) {
+    const uint32_t words = (list->capacity_bits + 31) / 32;
+    for (uint32_t i = 0; i < words; ++i) list->bits[i] = scratch.list_bits[i];
+    list->present = scratch.list_present;
+  }
+  return Status::Ok();
 }
 
 Status ParseSingleValue(const char* text, size_t length, ValueWidth width, const TextSource& source,
