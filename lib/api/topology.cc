@@ -363,6 +363,22 @@ HSAKMT_STATUS NodeCheck(const Topology& topo, Context& ctx, uint32_t node) {
   return HSAKMT_STATUS_SUCCESS;
 }
 
+// The shared start of every node getter: a non-null output, an open
+// device, the topology lock, a current snapshot and a node inside it; then
+// `fill(topology, context)` runs with the lock held.
+template <typename Fill>
+HSAKMT_STATUS WithNode(const void* output, uint32_t node, Fill fill) {
+  if (output == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  Context* ctx = nullptr;
+  HSAKMT_STATUS r = OpenCheck(&ctx);
+  if (r != HSAKMT_STATUS_SUCCESS) return r;
+  LockGuard g(ctx->topology_lock());
+  Topology topo(*ctx);
+  r = NodeCheck(topo, *ctx, node);
+  if (r != HSAKMT_STATUS_SUCCESS) return r;
+  return fill(topo, *ctx);
+}
+
 }  // namespace
 }  // namespace hke::api
 
@@ -395,65 +411,41 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId,
                                                 HsaNodeProperties* NodeProperties) {
-  if (NodeProperties == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = nullptr;
-  HSAKMT_STATUS r = hke::api::OpenCheck(&ctx);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  hke::LockGuard g(ctx->topology_lock());
-  hke::api::Topology topo(*ctx);
-  r = hke::api::NodeCheck(topo, *ctx, NodeId);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  return hke::api::ToHsakmt(topo.NodeProperties(NodeId, NodeProperties));
+  return hke::api::WithNode(NodeProperties, NodeId, [&](hke::api::Topology& topo, hke::Context&) {
+    return hke::api::ToHsakmt(topo.NodeProperties(NodeId, NodeProperties));
+  });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint32 NumBanks,
                                                       HsaMemoryProperties* MemoryProperties) {
-  if (MemoryProperties == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = nullptr;
-  HSAKMT_STATUS r = hke::api::OpenCheck(&ctx);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  hke::LockGuard g(ctx->topology_lock());
-  hke::api::Topology topo(*ctx);
-  r = hke::api::NodeCheck(topo, *ctx, NodeId);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  HsaNodeProperties props;
-  hke::Status s = topo.NodeProperties(NodeId, &props);
-  if (!s.ok()) return hke::api::ToHsakmt(s);
-  if (NumBanks > props.NumMemoryBanks) return HSAKMT_STATUS_INVALID_PARAMETER;
-  uint32_t filled = 0;
-  s = ctx->topology().snapshot.FillMemoryProperties(NodeId, NumBanks, MemoryProperties, &filled);
-  if (!s.ok()) return hke::api::ToHsakmt(s);
-  (void)topo.SyntheticBanks(NodeId, props, MemoryProperties + filled, NumBanks - filled);
-  return HSAKMT_STATUS_SUCCESS;
+  return hke::api::WithNode(MemoryProperties, NodeId, [&](hke::api::Topology& topo, hke::Context& ctx) {
+    HsaNodeProperties props;
+    hke::Status s = topo.NodeProperties(NodeId, &props);
+    if (!s.ok()) return hke::api::ToHsakmt(s);
+    if (NumBanks > props.NumMemoryBanks) return HSAKMT_STATUS_INVALID_PARAMETER;
+    uint32_t filled = 0;
+    s = ctx.topology().snapshot.FillMemoryProperties(NodeId, NumBanks, MemoryProperties, &filled);
+    if (!s.ok()) return hke::api::ToHsakmt(s);
+    (void)topo.SyntheticBanks(NodeId, props, MemoryProperties + filled, NumBanks - filled);
+    return HSAKMT_STATUS_SUCCESS;
+  });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 NodeId, HSAuint32 /*ProcessorId*/,
                                                      HSAuint32 NumCaches,
                                                      HsaCacheProperties* CacheProperties) {
-  if (CacheProperties == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = nullptr;
-  HSAKMT_STATUS r = hke::api::OpenCheck(&ctx);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  hke::LockGuard g(ctx->topology_lock());
-  hke::api::Topology topo(*ctx);
-  r = hke::api::NodeCheck(topo, *ctx, NodeId);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  return hke::api::ToHsakmt(
-      ctx->topology().snapshot.FillCacheProperties(NodeId, NumCaches, CacheProperties));
+  return hke::api::WithNode(CacheProperties, NodeId, [&](hke::api::Topology&, hke::Context& ctx) {
+    return hke::api::ToHsakmt(
+        ctx.topology().snapshot.FillCacheProperties(NodeId, NumCaches, CacheProperties));
+  });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 NodeId, HSAuint32 NumIoLinks,
                                                       HsaIoLinkProperties* IoLinkProperties) {
-  if (IoLinkProperties == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = nullptr;
-  HSAKMT_STATUS r = hke::api::OpenCheck(&ctx);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  hke::LockGuard g(ctx->topology_lock());
-  hke::api::Topology topo(*ctx);
-  r = hke::api::NodeCheck(topo, *ctx, NodeId);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
-  return hke::api::ToHsakmt(
-      ctx->topology().snapshot.FillIoLinkProperties(NodeId, NumIoLinks, IoLinkProperties));
+  return hke::api::WithNode(IoLinkProperties, NodeId, [&](hke::api::Topology&, hke::Context& ctx) {
+    return hke::api::ToHsakmt(
+        ctx.topology().snapshot.FillIoLinkProperties(NodeId, NumIoLinks, IoLinkProperties));
+  });
 }
 
 }  // extern "C"
