@@ -59,8 +59,9 @@ const char* DecimalProblem(const char* p, const char* end) {
 int32_t FindKey(const KeyTable& table, const char* key, size_t length) {
   for (uint32_t i = 0; i < table.count; ++i) {
     const char* name = table.keys[i].name;
-    // The first byte rules out nearly every entry before any longer compare.
-    if (name[0] == key[0] && std::memcmp(name, key, length) == 0 && name[length] == '\0') {
+    // The first byte rules out nearly every entry before any longer compare
+    // (strncmp, not memcmp: a table name may be shorter than `length`).
+    if (name[0] == key[0] && std::strncmp(name, key, length) == 0 && name[length] == '\0') {
       return static_cast<int32_t>(i);
     }
   }
