@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: native debug build and tests (unit tests, ABI
-# cross-check, no-heap gate, install-and-consume), the cross builds with
-# their tests under qemu-user (aarch64, armhf, riscv64), the fuzz smoke
-# runs, and the footprint report.
+# cross-check, no-heap gate, install-and-consume, Debian's stack on the
+# simulator, the oracle), the same unit tests under ASan+UBSan and under
+# TSan, the cross builds with their tests under qemu-user (aarch64, armhf,
+# riscv64), the fuzz smoke runs, and the footprint report.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
@@ -16,6 +17,8 @@ run() {
 }
 
 run native cmake --workflow --preset dev
+run asan cmake --workflow --preset asan
+run tsan cmake --workflow --preset tsan
 for target in aarch64 armhf riscv64; do
   run "$target" cmake --workflow --preset "$target"
 done
