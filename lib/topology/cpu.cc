@@ -94,7 +94,12 @@ void CpuReader::EndProcessor(uint32_t proc, const char* model) {
 
 Status CpuReader::ReadCpuInfo() {
   uint32_t nprocs = 0;
-  if (!platform_.CpuCount(&nprocs).ok() || nprocs == 0) nprocs = s_.max_cpus;
+  const Status cs = platform_.CpuCount(&nprocs);
+  if (!cs.ok() && !cs.is_api(HKE_STATUS_UNSUPPORTED)) {
+    (void)diag_.Report(HKE_DIAG_WARNING, cs, kArea,
+                       "the platform's CPU count failed; assuming the largest supported");
+  }
+  if (!cs.ok() || nprocs == 0) nprocs = s_.max_cpus;
   limit_ = nprocs < s_.max_cpus ? nprocs : s_.max_cpus;
   for (uint32_t i = 0; i < limit_; ++i) s_.cpu_apicid[i] = 0;
 
@@ -197,10 +202,30 @@ Status CpuReader::ReadCpuInfo() {
   return Status::Ok();
 }
 
+bool CpuReader::ReadOptional(const char* path, size_t* out_length) {
+  const Status s = platform_.ReadFile(path, s_.buffer, s_.buffer_size, out_length);
+  if (s.ok()) return true;
+  if (!s.is_errno(err::kENOENT)) {
+    (void)diag_.Report(HKE_DIAG_WARNING, s, kArea, "a CPU cache file cannot be read; it reads as 0",
+                       path);
+  }
+  return false;
+}
+
+bool CpuReader::ListOptional(const char* path, hke_dirent_fn fn, void* user) {
+  const Status s = platform_.ListDir(path, fn, user);
+  if (s.ok()) return true;
+  if (!s.is_errno(err::kENOENT)) {
+    (void)diag_.Report(HKE_DIAG_WARNING, s, kArea, "a CPU directory cannot be listed; skipped",
+                       path);
+  }
+  return false;
+}
+
 uint32_t CpuReader::ReadUnsigned(const char* path, bool* found) {
   size_t n = 0;
   *found = false;
-  if (!platform_.ReadFile(path, s_.buffer, s_.buffer_size, &n).ok()) return 0;
+  if (!ReadOptional(path, &n)) return 0;
   bool ok = false;
   const uint32_t v = LeadingUnsigned(s_.buffer, n, &ok);
   *found = ok;
@@ -234,7 +259,7 @@ Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu
   p.Append(index_dir).Append("/type");
   size_t n = 0;
   uint32_t type = kCacheCpu;
-  if (platform_.ReadFile(p.c_str(), s_.buffer, s_.buffer_size, &n).ok()) {
+  if (ReadOptional(p.c_str(), &n)) {
     size_t a = 0;
     while (a < n && (s_.buffer[a] == ' ' || s_.buffer[a] == '\t' || s_.buffer[a] == '\n')) ++a;
     size_t b = a;
@@ -249,7 +274,7 @@ Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu
 
   p.Clear();
   p.Append(index_dir).Append("/size");
-  if (platform_.ReadFile(p.c_str(), s_.buffer, s_.buffer_size, &n).ok()) {
+  if (ReadOptional(p.c_str(), &n)) {
     bool ok = false;
     uint32_t size = LeadingUnsigned(s_.buffer, n, &ok);
     size_t i = 0;
@@ -278,7 +303,7 @@ Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu
   // first; each set bit is a processor whose apicid joins the sibling map.
   p.Clear();
   p.Append(index_dir).Append("/shared_cpu_map");
-  if (platform_.ReadFile(p.c_str(), s_.buffer, s_.buffer_size, &n).ok()) {
+  if (ReadOptional(p.c_str(), &n)) {
     size_t a = 0;
     while (a < n && (s_.buffer[a] == ' ' || s_.buffer[a] == '\t' || s_.buffer[a] == '\n')) ++a;
     size_t b = a;
@@ -329,7 +354,7 @@ Status CpuReader::ReadCpuCaches(uint32_t user) {
   Path dir;
   dir.Append(kCpuNodeRoot).Append("/node").AppendU64(user);
   CpuListing listing{s_.cpu_scratch, s_.max_cpus};
-  if (dir.truncated() || !platform_.ListDir(dir.c_str(), &OnCpuEntry, &listing).ok()) {
+  if (dir.truncated() || !ListOptional(dir.c_str(), &OnCpuEntry, &listing)) {
     listing.prefixed = 0;
     listing.count = 0;
   }
@@ -343,7 +368,7 @@ Status CpuReader::ReadCpuCaches(uint32_t user) {
     dir.Clear();
     dir.Append(kCpuRoot);
     listing = CpuListing{s_.cpu_scratch, s_.max_cpus};
-    if (!platform_.ListDir(dir.c_str(), &OnCpuEntry, &listing).ok() || listing.count == 0) {
+    if (!ListOptional(dir.c_str(), &OnCpuEntry, &listing) || listing.count == 0) {
       (void)diag_.Report(HKE_DIAG_WARNING, Status::Ok(), kArea,
                          "no CPU directories; the CPU node has no caches", dir.c_str());
       return Status::Ok();
@@ -362,7 +387,7 @@ Status CpuReader::ReadCpuCaches(uint32_t user) {
     cache_dir.Append(dir.c_str()).Append("/cpu").AppendU64(cpu).Append("/cache");
     if (cache_dir.truncated()) continue;
     uint32_t indexes = 0;
-    if (!platform_.ListDir(cache_dir.c_str(), &CountIndexEntries, &indexes).ok()) continue;
+    if (!ListOptional(cache_dir.c_str(), &CountIndexEntries, &indexes)) continue;
     for (uint32_t idx = 0; idx < indexes; ++idx) {
       Path index_dir;
       index_dir.Append(cache_dir.c_str()).Append("/index").AppendU64(idx);

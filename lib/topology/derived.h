@@ -34,6 +34,12 @@ class CpuReader {
  private:
   void EndProcessor(uint32_t proc, const char* model);
   uint32_t ReadUnsigned(const char* path, bool* found);
+  // Reads an optional CPU file into the buffer: false when it cannot be
+  // read. A missing file (ENOENT) is silent, as upstream; any other error
+  // is reported as a warning naming the file (the value then reads as 0).
+  bool ReadOptional(const char* path, size_t* out_length);
+  // Lists an optional directory the same way.
+  bool ListOptional(const char* path, hke_dirent_fn fn, void* user);
   Status AppendCache(uint32_t user, const char* index_dir, uint32_t cpu);
 
   Snapshot& snap_;

@@ -92,6 +92,19 @@ class SnapshotReader {
     return Status::Ok();
   }
 
+  // <root>/generation_id; *out is written only on success.
+  Status ReadGeneration(uint32_t* out) {
+    Path path;
+    Root(&path).Append("/generation_id");
+    size_t n = 0;
+    HKE_RETURN_IF_ERROR(Read(path, Missing::kKeepErrno, &n));
+    uint64_t v = 0;
+    HKE_RETURN_IF_ERROR(
+        ParseSingleValue(s_.buffer, n, ValueWidth::k32, TextSource{&diag_, path.c_str()}, &v));
+    *out = static_cast<uint32_t>(v);
+    return Status::Ok();
+  }
+
   Status Unavailable(uint32_t attempts) {
     Path path;
     Root(&path).Append("/generation_id");
@@ -164,18 +177,6 @@ class SnapshotReader {
     msg.Append(what).Append(" needs ").AppendU64(needed).Append(" entries; capacity is ");
     msg.AppendU64(capacity).Append(" (raise ").Append(constant).AppendChar(')');
     return diag_.Error(::hke::Exhausted(), kArea, msg.c_str(), path);
-  }
-
-  Status ReadGeneration(uint32_t* out) {
-    Path path;
-    Root(&path).Append("/generation_id");
-    size_t n = 0;
-    HKE_RETURN_IF_ERROR(Read(path, Missing::kKeepErrno, &n));
-    uint64_t v = 0;
-    HKE_RETURN_IF_ERROR(
-        ParseSingleValue(s_.buffer, n, ValueWidth::k32, TextSource{&diag_, path.c_str()}, &v));
-    *out = static_cast<uint32_t>(v);
-    return Status::Ok();
   }
 
   Status ReadSystemProperties() {
@@ -442,6 +443,7 @@ Status Snapshot::Take(const Platform& platform, const Diag& diag, const TakeOpti
   const uint32_t attempts = options.max_attempts != 0 ? options.max_attempts : 1;
   for (uint32_t attempt = 0; attempt < attempts; ++attempt) {
     Reset();
+    if (options.filter.begin_attempt != nullptr) options.filter.begin_attempt(options.filter.user);
     bool changed = false;
     const Status s = reader.Once(&changed);
     if (!s.ok()) {
@@ -455,6 +457,17 @@ Status Snapshot::Take(const Platform& platform, const Diag& diag, const TakeOpti
   }
   Reset();
   return reader.Unavailable(attempts);
+}
+
+Status Snapshot::ReadGeneration(const Platform& platform, const Diag& diag, const char* root,
+                                uint32_t* out) {
+  if (root == nullptr || out == nullptr || s_.buffer == nullptr) {
+    return diag.Error(InvalidArgument(), kArea, "snapshot buffer, topology root or output missing");
+  }
+  TakeOptions options;
+  options.root = root;
+  SnapshotReader reader(*this, platform, diag, options);
+  return reader.ReadGeneration(out);
 }
 
 const NodeRecord* Snapshot::node(uint32_t user_node) const {

@@ -60,6 +60,14 @@
 // snapshot. (Rebuilding in place keeps one copy of the storage instead of
 // two.)
 //
+// Reuse: a valid snapshot stays valid until Reset or the next Take, so a
+// caller may keep it across acquires. ReadGeneration reads only
+// `generation_id`; equal to generation(), the tree is the one parsed (the
+// KFD bumps it on every topology change). The NodeFilter's decisions are
+// part of the result: a caller that keeps the snapshot must re-run its
+// filter and re-take when a decision differs (begin_attempt lets it
+// record them).
+//
 // Threading: thread-compatible. Take and the getters must not run
 // concurrently on one snapshot (the context lock serialises them).
 #ifndef HKE_LIB_TOPOLOGY_SNAPSHOT_H_
@@ -156,6 +164,10 @@ struct NodeFilter {
   Status (*fn)(void* user, uint32_t sysfs_node, uint32_t gpu_id, uint32_t drm_render_minor,
                bool* keep) = nullptr;  // null: every node is visible
   void* user = nullptr;
+  // Optional: called at the start of every attempt (generation retry),
+  // before that attempt's first `fn` call, so that a caller recording the
+  // decisions keeps only those of the attempt Take returns.
+  void (*begin_attempt)(void* user) = nullptr;
 };
 
 struct TakeOptions {
@@ -201,6 +213,13 @@ class Snapshot {
   Status Take(const Platform& platform, const Diag& diag, const TakeOptions& options);
   // Forgets everything (valid() false).
   void Reset();
+  // Reads <root>/generation_id (the value a KFD bumps on every topology
+  // change) into *out, with Take's diagnostics on failure. Uses the read
+  // buffer only: the records, valid() and generation() are untouched, so a
+  // valid snapshot whose generation() equals the value read still
+  // describes the tree (the check behind snapshot reuse, lib/api/topology.cc).
+  Status ReadGeneration(const Platform& platform, const Diag& diag, const char* root,
+                        uint32_t* out);
 
   bool valid() const { return valid_; }
   uint32_t num_nodes() const { return num_nodes_; }
