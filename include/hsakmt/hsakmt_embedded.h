@@ -67,6 +67,12 @@ enum hke_api_code {
   HKE_STATUS_UNAVAILABLE = 14,
   /* An arithmetic result would overflow the type it must fit. */
   HKE_STATUS_OVERFLOW = 15,
+  /* The object or range exists already (or overlaps one that does). */
+  HKE_STATUS_ALREADY_EXISTS = 16,
+  /* No object matches the address, range or id given. */
+  HKE_STATUS_NOT_FOUND = 17,
+  /* A node id does not exist or is not of the kind the call needs. */
+  HKE_STATUS_INVALID_NODE = 18,
 };
 
 static inline hke_status_t hke_status_make(uint32_t domain, uint32_t code) {
@@ -199,6 +205,18 @@ typedef struct hke_config {
 
 /* Discovery only: read the topology without opening /dev/kfd. */
 #define HKE_CONFIG_DISCOVERY_ONLY 0x1u
+/* Memory: reserve the shared SVM range up front and place every
+ * allocation with the library's own VA arenas (upstream's
+ * HSA_RESERVE_SVM=1) instead of letting the kernel's mmap choose. */
+#define HKE_CONFIG_RESERVE_SVM 0x200u
+/* Memory: register user memory as userptr BOs even when every GPU supports
+ * the SVM API (upstream's HSA_USE_SVM=0). */
+#define HKE_CONFIG_LEGACY_USERPTR 0x400u
+/* Re-read the whole sysfs topology on every hsaKmtAcquireSystemProperties
+ * that takes a snapshot. Without it the context keeps its last parse across
+ * Release and Close and reuses it while the KFD's generation_id is
+ * unchanged (what depends on the open device is derived again each time). */
+#define HKE_CONFIG_REPARSE_TOPOLOGY 0x100u
 
 typedef struct hke_context hke_context;
 
@@ -241,11 +259,42 @@ hke_platform hke_default_platform(void);
 hke_status_t hke_default_gfx_overrides(hke_gfx_override* out, uint32_t capacity,
                                        uint32_t* out_count);
 
+/* hke_config flags from upstream's environment variables in `envp` (a
+ * NULL-terminated "NAME=value" array such as environ): HSA_USE_SVM=0 sets
+ * HKE_CONFIG_LEGACY_USERPTR, HSA_RESERVE_SVM=1 sets HKE_CONFIG_RESERVE_SVM.
+ * Other variables are ignored. Pure: reads only `envp`. */
+uint32_t hke_config_flags_from_environment(const char* const* envp);
+
+/* The flags the default context starts with. The Linux build reads them
+ * from this process's environment with hke_config_flags_from_environment;
+ * a board port may define it itself (e.g. returning 0). */
+uint32_t hke_default_config_flags(void);
+
 /* Sets the configuration of the default context. Must be called before
  * hsaKmtOpenKFD; fails with FAILED_PRECONDITION while it is open. The
  * environment is not consulted then: the configuration's gfx_overrides are
  * the only ones. */
 hke_status_t hke_default_context_configure(const hke_config* config);
+
+/* What a context's memory subsystem holds now. */
+typedef struct hke_memory_stats {
+  uint32_t struct_size;          /* sizeof(hke_memory_stats), set by the caller */
+  uint32_t live_objects;         /* allocations, registrations, MMIO pages */
+  uint32_t object_capacity;      /* hke_capacities.max_va_objects */
+  uint32_t range_nodes_used;     /* address-index and VA-arena nodes in use */
+  uint32_t range_nodes_capacity;
+  uint32_t reserved;
+  uint64_t handle_aperture_free; /* free bytes of the handle-only aperture */
+} hke_memory_stats;
+
+/* Fills *out (struct_size must be sizeof(hke_memory_stats)). Thread-safe. */
+hke_status_t hke_memory_stats_get(hke_context* context, hke_memory_stats* out);
+
+/* Checks every invariant of the context's memory indexes and VA arenas
+ * (ordering, balance, counts, coalescing, object <-> index agreement);
+ * HKE_OK or HKE_STATUS_INTERNAL with a diagnostic naming the broken rule.
+ * O(n); for tests, debugging and fuzzing. */
+hke_status_t hke_memory_check(hke_context* context);
 
 #ifdef __cplusplus
 } /* extern "C" */

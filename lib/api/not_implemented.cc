@@ -27,25 +27,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool*) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32, HsaAMDGPUDeviceHandle*) {
   return kNotImplemented;
 }
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor*, bool, bool, HsaEvent**) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent*, HSAuint32) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent*, HSAuint32, uint64_t*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent*[], HSAuint32, bool, HSAuint32) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent*[], HSAuint32, bool, HSAuint32,
-                                                       uint64_t*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32, int*) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtReportQueue(HSA_QUEUEID, HsaQueueReport*) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32, HSA_QUEUE_TYPE, HSAuint32, HSA_QUEUE_PRIORITY,
                                           void*, HSAuint64, HsaEvent*, HsaQueueResource*) {
@@ -71,45 +52,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID, HSAuint32, HSAuint32*) 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32, HSAuint32, HSAuint32, void*, HSAuint64) {
   return kNotImplemented;
 }
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32, HSAuint64, HsaMemFlags, void**) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32, HSAuint64, HSAuint64, HsaMemFlags,
-                                               void**) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void*, HSAuint64) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32, HSAuint64*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void*, HSAuint64) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void*, HSAuint64, HSAuint64, HSAuint32*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void*, HSAuint64, HsaMemFlags) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(HSAuint64, HsaGraphicsResourceInfo*,
-                                                            HSAuint64, HSAuint32*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(HSAuint64, HsaGraphicsResourceInfo*,
-                                                               HSAuint64, HSAuint32*,
-                                                               HSA_REGISTER_MEM_FLAGS) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void*, HSAuint64, int*, HSAuint64*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void*, HSAuint64, HsaSharedMemoryHandle*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle*, void**,
-                                                   HSAuint64*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(const HsaSharedMemoryHandle*, void**,
-                                                          HSAuint64*, HSAuint64, HSAuint32*) {
-  return kNotImplemented;
-}
 HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMRead(HSAuint32, HsaMemoryRange*, HSAuint64, HsaMemoryRange*,
                                             HSAuint64, HSAuint64*) {
   return kNotImplemented;
@@ -118,36 +60,10 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMWrite(HSAuint32, HsaMemoryRange*, HSAuint
                                              HSAuint64, HSAuint64*) {
   return kNotImplemented;
 }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void*, HSAuint64, HSAuint64*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void*, HSAuint64, HSAuint64*, HsaMemMapFlags,
-                                                  HSAuint64, HSAuint32*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void*) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapGraphicHandle(HSAuint32, HSAuint64, HSAuint64, HSAuint64,
                                                HSAuint64, HSAuint64*) {
   return kNotImplemented;
 }
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32, HSAuint64, HSAuint64) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void*, HsaPointerInfo*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void*, void*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void*, HSAuint64, unsigned int, HSA_SVM_ATTRIBUTE*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtReplaceAsanHeaderPage(void*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtReturnAsanHeaderPage(void*) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgRegister(HSAuint32) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgUnregister(HSAuint32) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgWavefrontControl(HSAuint32, HSA_DBG_WAVEOP, HSA_DBG_WAVEMODE,

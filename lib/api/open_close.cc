@@ -3,6 +3,8 @@
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/device/kfd_device.h"
+#include "lib/events/events.h"
+#include "lib/memory/memory.h"
 
 namespace {
 
@@ -32,6 +34,16 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void) {
 HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+  // The last close destroys every event, then releases every memory object
+  // and the MMIO pages while the descriptor still works (upstream frees the
+  // MMIO BOs here too; the events page stays with the kernel). Memory the
+  // kernel refuses to free keeps the device open: the close fails with that
+  // status and can be retried.
+  if (hke::device::LastReference(*ctx)) {
+    hke::events::Teardown(*ctx);
+    const hke::Status t = hke::memory::Teardown(*ctx);
+    if (!t.ok()) return hke::api::ToHsakmt(t);
+  }
   return hke::api::ToHsakmt(hke::device::Close(*ctx));
 }
 

@@ -4,7 +4,20 @@
 // Acquire takes the snapshot on its first call after an open and caches it
 // (later calls return the cached system properties without I/O); Release
 // drops it. Around the sysfs snapshot (lib/topology) Acquire derives what
-// upstream adds per GPU:
+// upstream adds per GPU (below).
+//
+// Parse reuse (TopologyState in lib/context/context.h): Release and Close
+// keep the sysfs parse (nodes, banks, caches, links, the CPU data from
+// /proc/cpuinfo and the CPU cache directories). The next Acquire that takes
+// a snapshot reads generation_id only; when it equals the parse's
+// generation, the topology root is the same, and the render-node filter,
+// re-run over the GPU nodes it saw in sysfs order, decides as it did, the
+// parse is reused. Otherwise (or with HKE_CONFIG_REPARSE_TOPOLOGY) sysfs is
+// read again. A parse that fails forgets the previous one; reading
+// generation_id or re-running the filter fails Acquire as a re-parse
+// would, and forgets the parse too; a failure after a good parse (a GFX
+// override, the apertures) keeps it. Everything below is derived again on
+// every Acquire, reused parse or not:
 //  - node filtering: a GPU whose render node cannot be opened (ENOENT,
 //    EPERM) is hidden; the opened nodes stay with the device state;
 //  - DRM AMDGPU_INFO(DEV_INFO) on the render node: the PCI revision (for
@@ -39,6 +52,7 @@
 
 #include "hsakmt/hsakmt.h"
 #include "lib/api/status_map.h"
+#include "lib/api/topology_access.h"
 #include "lib/context/context.h"
 #include "lib/core/checked.h"
 #include "lib/core/errno.h"
@@ -47,6 +61,7 @@
 #include "lib/kfd/abi.h"
 #include "lib/kfd/drm_abi.h"
 #include "lib/kfd/encode.h"
+#include "lib/memory/memory.h"
 #include "lib/topology/gfx.h"
 #include "lib/topology/keys.h"
 #include "lib/topology/snapshot.h"
@@ -85,13 +100,49 @@ MarketingNameFn MarketingNameOp(const Platform& platform) {
 
 // Render-node filter of the snapshot: a GPU is visible when its render node
 // opens.
-Status RenderFilter(void* user, uint32_t /*sysfs_node*/, uint32_t /*gpu_id*/, uint32_t minor,
-                    bool* keep) {
-  auto* ctx = static_cast<Context*>(user);
+Status RenderFilter(Context& ctx, uint32_t minor, bool* keep) {
   if (minor == 0) {
-    return ctx->diag().Error(Protocol(), kArea, "a GPU node has no drm_render_minor");
+    return ctx.diag().Error(Protocol(), kArea, "a GPU node has no drm_render_minor");
   }
-  return device::OpenRenderNode(*ctx, minor, keep);
+  return device::OpenRenderNode(ctx, minor, keep);
+}
+
+// The filter Take runs (user: the Context): RenderFilter, recording each
+// decision in TopologyState::decisions for the next Acquire to re-check.
+Status RecordingRenderFilter(void* user, uint32_t sysfs_node, uint32_t gpu_id, uint32_t minor,
+                             bool* keep) {
+  auto* ctx = static_cast<Context*>(user);
+  bool k = false;
+  HKE_RETURN_IF_ERROR(RenderFilter(*ctx, minor, &k));
+  TopologyState& t = ctx->topology();
+  if (t.num_decisions < config::kMaxNodes) {
+    TopologyFilterDecision& d = t.decisions[t.num_decisions++];
+    d.sysfs_node = sysfs_node;
+    d.gpu_id = gpu_id;
+    d.render_minor = minor;
+    d.keep = k;
+  } else {
+    t.decisions_overflow = true;  // cannot happen: one call per sysfs node at most
+  }
+  *keep = k;
+  return Status::Ok();
+}
+
+// Start of each generation attempt: only the last attempt's decisions count.
+void ForgetDecisions(void* user) {
+  TopologyState& t = static_cast<Context*>(user)->topology();
+  t.num_decisions = 0;
+  t.decisions_overflow = false;
+}
+
+// FNV-1a of the topology root, to tell a parse of another root.
+uint64_t RootHash(const char* root) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (const char* p = root; *p != '\0'; ++p) {
+    h ^= static_cast<unsigned char>(*p);
+    h *= 0x100000001b3ull;
+  }
+  return h;
 }
 
 uint32_t PackedGfx(const HsaNodeProperties& p) {
@@ -108,18 +159,16 @@ class Topology {
 
   Status Take() {
     Drop();
-    topology::NodeFilter filter;
-    if (!ctx_.discovery_only()) {
-      filter.fn = &RenderFilter;
-      filter.user = &ctx_;
-    }
-    Status s = topology::TakeSnapshot(ctx_, filter, &t_.snapshot);
+    bool reuse = false;
+    Status s = CheckReuse(&reuse);
+    if (s.ok() && !reuse) s = Parse();
     if (s.ok()) {
       s = topology::CheckGfxOverrides(t_.snapshot, ctx_.gfx_overrides(), ctx_.diag());
       gfx_override_failed_ = !s.ok();
     }
     if (s.ok()) s = DeriveGpus();
     if (s.ok() && !ctx_.discovery_only()) s = ReadApertures();
+    if (s.ok() && !ctx_.discovery_only()) BringUpVm();
     if (!s.ok()) {
       Drop();
       return s;
@@ -129,8 +178,10 @@ class Topology {
     return Status::Ok();
   }
 
+  // Stops serving the snapshot (Release, a failed Acquire). The parse stays
+  // for reuse unless the configuration turns reuse off.
   void Drop() {
-    t_.snapshot.Reset();
+    if (!ReuseAllowed()) ForgetParse();
     t_.acquired = false;
     t_.num_gpus = 0;
     t_.dgpu = false;
@@ -210,6 +261,71 @@ class Topology {
   }
 
  private:
+  bool ReuseAllowed() const { return (ctx_.config().flags & HKE_CONFIG_REPARSE_TOPOLOGY) == 0; }
+
+  void ForgetParse() {
+    t_.parse_reusable = false;
+    t_.num_decisions = 0;
+    t_.decisions_overflow = false;
+    t_.snapshot.Reset();
+  }
+
+  // Reads the whole sysfs topology into the snapshot, recording the render
+  // filter's decisions; the parse is reusable only once it succeeded.
+  Status Parse() {
+    ForgetParse();
+    topology::NodeFilter filter;
+    if (!ctx_.discovery_only()) {
+      filter.fn = &RecordingRenderFilter;
+      filter.user = &ctx_;
+      filter.begin_attempt = &ForgetDecisions;
+    }
+    const Status s = topology::TakeSnapshot(ctx_, filter, &t_.snapshot);
+    if (!s.ok()) {
+      ForgetParse();
+      return s;
+    }
+    t_.parse_root_hash = RootHash(ctx_.topology_root());
+    t_.parse_reusable = ReuseAllowed() && !t_.decisions_overflow;
+    return Status::Ok();
+  }
+
+  // Whether the kept parse describes the tree now, for this open device:
+  // same root, same generation_id, same render-filter decisions (the
+  // filter opens the render nodes again, as a parse would). *out false
+  // means "parse again". A failure to read generation_id or of the filter
+  // is returned as a parse would return it, and forgets the parse.
+  Status CheckReuse(bool* out) {
+    *out = false;
+    if (!ReuseAllowed() || !ctx_.valid() || !t_.parse_reusable || !t_.snapshot.valid() ||
+        t_.decisions_overflow) {
+      return Status::Ok();
+    }
+    const char* root = ctx_.topology_root();
+    if (RootHash(root) != t_.parse_root_hash) return Status::Ok();
+    uint32_t generation = 0;
+    Status s = t_.snapshot.ReadGeneration(ctx_.platform(), ctx_.diag(), root, &generation);
+    if (!s.ok()) {
+      ForgetParse();
+      return s;
+    }
+    if (generation != t_.snapshot.generation()) return Status::Ok();
+    if (!ctx_.discovery_only()) {
+      for (uint32_t i = 0; i < t_.num_decisions; ++i) {
+        const TopologyFilterDecision& d = t_.decisions[i];
+        bool keep = false;
+        s = RenderFilter(ctx_, d.render_minor, &keep);
+        if (!s.ok()) {
+          ForgetParse();
+          return s;
+        }
+        if (keep != d.keep) return Status::Ok();
+      }
+    }
+    *out = true;
+    return Status::Ok();
+  }
+
   Status DeriveGpus() {
     const topology::Snapshot& snap = t_.snapshot;
     for (uint32_t u = 0; u < config::kMaxNodes; ++u) t_.gpu_of_node[u] = TopologyState::kNoGpu;
@@ -261,9 +377,20 @@ class Topology {
 
     const MarketingNameFn fn = MarketingNameOp(ctx_.platform());
     if (fn == nullptr) return;
+    // GPUs of one model (device id and revision) share the name: the table
+    // is looked up once per pair and Acquire (8 GPUs in CPX mode are 64).
+    const uint32_t device_id = r.Get32(topology::kDeviceId);
+    for (uint32_t k = 0; k < t_.num_gpus; ++k) {
+      const GpuNodeInfo& o = t_.gpus[k];
+      if (&o == g || !o.has_marketing_name || o.pci_rev != dev.pci_rev) continue;
+      const NodeRecord* on = t_.snapshot.node(o.user_node);
+      if (on == nullptr || on->Get32(topology::kDeviceId) != device_id) continue;
+      std::memcpy(g->marketing_name, o.marketing_name, sizeof(g->marketing_name));
+      g->has_marketing_name = true;
+      return;
+    }
     char name[HSA_PUBLIC_NAME_SIZE] = {};
-    const int rc = fn(ctx_.platform().raw().self, r.Get32(topology::kDeviceId), dev.pci_rev, name,
-                      sizeof(name));
+    const int rc = fn(ctx_.platform().raw().self, device_id, dev.pci_rev, name, sizeof(name));
     name[sizeof(name) - 1] = '\0';
     if (rc == err::kENOENT) {
       std::memcpy(g->marketing_name, kGenericMarketingName, std::strlen(kGenericMarketingName) + 1);
@@ -275,6 +402,24 @@ class Topology {
       return;
     }
     g->has_marketing_name = true;
+  }
+
+  // The memory subsystem's VM (ACQUIRE_VM, memory policy, MMIO pages) comes
+  // up with the first snapshot of an open epoch; the MMIO_REMAP bank then
+  // names each GPU's mapped page. A VM that cannot come up (e.g. another
+  // context of this process bound the GPUs: EBUSY) does not fail the
+  // topology: it is reported, the banks lack MMIO_REMAP, and memory calls
+  // retry the bring-up and return its status.
+  void BringUpVm() {
+    const Status s = memory::InitVmLocked(ctx_);
+    if (!s.ok()) {
+      (void)ctx_.diag().Report(HKE_DIAG_WARNING, s, kArea,
+                               "the GPU VM could not be set up; memory calls will fail");
+      return;
+    }
+    for (uint32_t k = 0; k < t_.num_gpus; ++k) {
+      t_.gpus[k].mmio_base = memory::MmioBase(ctx_, t_.gpus[k].gpu_id);
+    }
   }
 
   Status ReadApertures() {
@@ -449,3 +594,14 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 NodeId, HSAuint3
 }
 
 }  // extern "C"
+
+namespace hke::api {
+
+Status EnsureTopologyAndVm(Context& ctx) {
+  LockGuard g(ctx.topology_lock());
+  Topology topo(ctx);
+  if (!topo.Current()) return topo.Take();
+  return memory::InitVmLocked(ctx);
+}
+
+}  // namespace hke::api

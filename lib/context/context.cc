@@ -17,6 +17,7 @@ Context::Context(const hke_config& config, const Platform& platform)
   gfx_overrides_.Assign(config.gfx_overrides, config.gfx_override_count);
   config_.gfx_overrides = nullptr;  // the caller's array need not outlive init
   config_.gfx_override_count = 0;
+  memory_.Construct();
 }
 
 const char* Context::topology_root() const {
@@ -51,7 +52,9 @@ Status ValidateConfig(const hke_config* config) {
     return diag.Error(InvalidArgument(), "context",
                       "hke_config.struct_size is not this library's (use NormalizeConfig)");
   }
-  if ((config->flags & ~HKE_CONFIG_DISCOVERY_ONLY) != 0) {
+  constexpr uint32_t kKnownFlags = HKE_CONFIG_DISCOVERY_ONLY | HKE_CONFIG_REPARSE_TOPOLOGY |
+                                   HKE_CONFIG_RESERVE_SVM | HKE_CONFIG_LEGACY_USERPTR;
+  if ((config->flags & ~kKnownFlags) != 0) {
     return diag.Error(InvalidArgument(), "context", "hke_config.flags has unknown bits");
   }
   if (!Platform::Valid(config->platform)) {

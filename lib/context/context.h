@@ -24,8 +24,10 @@
 #include "lib/core/diag.h"
 #include "lib/core/platform.h"
 #include "lib/core/status.h"
+#include "lib/events/events.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
+#include "lib/memory/memory.h"
 #include "lib/topology/gfx_override.h"
 #include "lib/topology/snapshot.h"
 
@@ -75,6 +77,11 @@ struct DeviceState {
   uint32_t version_minor = 0;
   RenderNode render[config::kMaxGpus];  // opened render nodes, [0, num_render)
   uint32_t num_render = 0;
+  // Process that opened the render nodes. They outlive hsaKmtCloseKFD (the
+  // kernel binds each GPU's VM to the first render file a process gives
+  // ACQUIRE_VM, so a reopen must use the same descriptors, as upstream
+  // does); a forked child closes the inherited ones at its first open.
+  int32_t render_pid = 0;
 };
 
 // What Acquire derived for one visible GPU node beyond sysfs.
@@ -97,13 +104,38 @@ struct GpuNodeInfo {
   char marketing_name[HSA_PUBLIC_NAME_SIZE] = {};
 };
 
+// One call of the render-node filter during the parse the snapshot holds
+// (what the next Acquire re-runs before it reuses that parse).
+struct TopologyFilterDecision {
+  uint32_t sysfs_node = 0;
+  uint32_t gpu_id = 0;
+  uint32_t render_minor = 0;
+  bool keep = false;
+};
+
 // The topology state behind hsaKmtAcquireSystemProperties and the getters.
+//
+// Parse reuse (off with HKE_CONFIG_REPARSE_TOPOLOGY): Release and Close
+// clear `acquired` but leave the snapshot's parse in place while
+// `parse_reusable` is set. The next Acquire reuses it, reading only
+// generation_id, when generation_id still equals snapshot.generation(), the
+// topology root hashes to `parse_root_hash` and the render-node filter
+// decides as `decisions` recorded; everything from the open device (render
+// nodes, DEV_INFO, marketing names, apertures) is derived again.
+// `parse_reusable` is set only after a complete, successful parse and
+// cleared before any re-parse starts, so a failed parse never leaves a
+// reusable snapshot behind.
 struct TopologyState {
   static constexpr uint16_t kNoGpu = 0xffff;
 
   topology::ContextSnapshot snapshot;
-  bool acquired = false;      // snapshot and the fields below are valid
+  bool acquired = false;      // the snapshot and the fields below are served (Acquire..Release)
   uint32_t epoch = 0;         // Context::open_epoch() when acquired
+  bool parse_reusable = false;           // see above
+  uint64_t parse_root_hash = 0;          // FNV-1a of the root the parse read
+  uint32_t num_decisions = 0;            // decisions[0, num_decisions), in call order
+  bool decisions_overflow = false;       // more filter calls than entries: not reusable
+  TopologyFilterDecision decisions[config::kMaxNodes];
   bool dgpu = false;          // some node has SIMDs and no CPU cores (upstream's is_dgpu)
   bool svm_valid = false;     // the shared SVM aperture (DEVICE_SVM banks)
   uint64_t svm_base = 0;
@@ -144,6 +176,17 @@ class Context {
   SpinLock& topology_lock() { return topology_lock_; }
   TopologyState& topology() { return topology_; }
 
+  // The memory subsystem (lib/memory/memory.h); lock order: topology_lock
+  // -> memory_lock -> lock.
+  SpinLock& memory_lock() { return memory_lock_; }
+  memory::MemoryState& memory() { return memory_; }
+
+  // The events subsystem (lib/events/events.h); lock order:
+  // events_setup_lock -> topology_lock -> memory_lock -> events_lock -> lock.
+  SpinLock& events_setup_lock() { return events_setup_lock_; }
+  SpinLock& events_lock() { return events_lock_; }
+  events::EventsState& events() { return events_; }
+
  private:
   uint32_t magic_;
   hke_config config_;
@@ -155,6 +198,16 @@ class Context {
   SpinLock topology_lock_;
   TopologyState topology_;
   topology::GfxOverrideTable gfx_overrides_;
+  SpinLock memory_lock_;
+  // Not value-initialised: the object table and the range nodes are tens
+  // of megabytes in the default configuration and are touched lazily;
+  // the constructor sets only the small members (MemoryState::Construct).
+  memory::MemoryState memory_;
+  SpinLock events_setup_lock_;
+  SpinLock events_lock_;
+  // Only the small members are initialised (their initialisers); the
+  // table, the HsaEvent views and the wait pool are touched lazily.
+  events::EventsState events_;
 };
 
 // Checks a configuration (gfx_overrides included); reports the reason

@@ -13,6 +13,8 @@
 #include "hsakmt/hsakmt_embedded.h"
 #include "lib/context/context.h"
 #include "lib/device/kfd_device.h"
+#include "lib/events/events.h"
+#include "lib/memory/memory.h"
 
 namespace {
 
@@ -43,6 +45,14 @@ extern "C" {
 
 void hke_context_deinit(hke_context* context) {
   if (context == nullptr || !context->impl.valid()) return;
+  // Release memory objects through the device while it still works (not
+  // in a forked child: there the kernel refuses the inherited descriptor).
+  if (hke::device::CheckOpen(context->impl).ok()) {
+    hke::events::Teardown(context->impl);
+    (void)hke::memory::Teardown(context->impl);  // best effort: the context goes away
+  }
+  hke::events::Forget(context->impl);
+  hke::memory::Forget(context->impl);
   hke::device::ForceClose(context->impl);
   context->impl.Invalidate();
 }
@@ -67,6 +77,8 @@ hke_context* hke_default_context(void) {
       }
       config.gfx_overrides = g_default_overrides;
       config.gfx_override_count = count;
+      config.flags = hke_default_config_flags() &
+                     (HKE_CONFIG_LEGACY_USERPTR | HKE_CONFIG_RESERVE_SVM);
     }
     if (InitDefault(config) != HKE_OK) {
       g_default = nullptr;

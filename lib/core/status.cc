@@ -27,6 +27,9 @@ const char* StatusName(Status s) {
     case HKE_STATUS_INVALID_HANDLE: return "INVALID_HANDLE";
     case HKE_STATUS_UNAVAILABLE: return "UNAVAILABLE";
     case HKE_STATUS_OVERFLOW: return "OVERFLOW";
+    case HKE_STATUS_ALREADY_EXISTS: return "ALREADY_EXISTS";
+    case HKE_STATUS_NOT_FOUND: return "NOT_FOUND";
+    case HKE_STATUS_INVALID_NODE: return "INVALID_NODE";
     default: return "unknown";
   }
 }

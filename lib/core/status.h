@@ -57,6 +57,9 @@ inline constexpr Status NotImplemented() { return Status::Api(HKE_STATUS_NOT_IMP
 inline constexpr Status FailedPrecondition() { return Status::Api(HKE_STATUS_FAILED_PRECONDITION); }
 inline constexpr Status BufferTooSmall() { return Status::Api(HKE_STATUS_BUFFER_TOO_SMALL); }
 inline constexpr Status InvalidHandle() { return Status::Api(HKE_STATUS_INVALID_HANDLE); }
+inline constexpr Status AlreadyExists() { return Status::Api(HKE_STATUS_ALREADY_EXISTS); }
+inline constexpr Status NotFound() { return Status::Api(HKE_STATUS_NOT_FOUND); }
+inline constexpr Status InvalidNode() { return Status::Api(HKE_STATUS_INVALID_NODE); }
 
 // Short static name ("ok", "ENOMEM", "INVALID_ARGUMENT"); never null.
 const char* StatusName(Status s);

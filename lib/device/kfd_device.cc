@@ -14,6 +14,7 @@ Status ForkedChild() { return Status::Api(HKE_STATUS_FORKED_CHILD); }
 // True when the calling process is not the one that opened the device.
 // A platform without process ids relies on EBADF detection alone.
 bool ProcessChanged(const Context& ctx) {
+  if (ctx.device().open_pid == 0) return false;  // unknown at open: EBADF detection only
   int32_t pid = 0;
   if (!ctx.platform().ProcessId(&pid).ok()) return false;
   return pid != ctx.device().open_pid;
@@ -50,7 +51,16 @@ Status OpenLocked(Context& ctx, OpenResult* out_result) {
   }
 
   int32_t pid = 0;
-  (void)ctx.platform().ProcessId(&pid);  // optional: EBADF detection still works without it
+  // Optional: without it fork detection relies on the kernel's EBADF.
+  const Status ps = ctx.platform().ProcessId(&pid);
+  if (!ps.ok()) {
+    pid = 0;
+    if (!ps.is_api(HKE_STATUS_UNSUPPORTED)) {
+      (void)ctx.diag().Report(HKE_DIAG_WARNING, ps, kArea,
+                              "the process id is unavailable; forks are detected by EBADF only");
+    }
+  }
+  if (d.num_render != 0 && d.render_pid != pid) CloseRenderNodes(ctx);  // a fork child's
 
   if (ctx.discovery_only()) {
     d.open_count = 1;
@@ -116,8 +126,16 @@ Status Close(Context& ctx) {
   }
   if (--d.open_count == 0) {
     Status s = ctx.platform().Close(&d.kfd_fd);
-    CloseRenderNodes(ctx);
+    // The render nodes stay open for the next open of this process (see
+    // DeviceState::render_pid).
+    const int32_t render_pid = d.open_pid;
+    const uint32_t num_render = d.num_render;
+    RenderNode render[config::kMaxGpus];
+    for (uint32_t i = 0; i < num_render; ++i) render[i] = d.render[i];
     d = DeviceState{};
+    for (uint32_t i = 0; i < num_render; ++i) d.render[i] = render[i];
+    d.num_render = num_render;
+    d.render_pid = render_pid;
     if (!s.ok()) {
       // The descriptor is released either way (Linux close semantics).
       (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, "close of /dev/kfd reported an error");
@@ -216,6 +234,7 @@ Status OpenRenderNode(Context& ctx, uint32_t minor, bool* out_available) {
     return ctx.diag().Error(Exhausted(), kArea, m.c_str(), path.c_str());
   }
   d.render[d.num_render++] = RenderNode{minor, fd};
+  d.render_pid = d.open_pid;
   *out_available = true;
   return Status::Ok();
 }
@@ -231,6 +250,12 @@ Status RenderNodeFd(Context& ctx, uint32_t minor, int* out_fd) {
     }
   }
   return FailedPrecondition();
+}
+
+bool LastReference(Context& ctx) {
+  LockGuard g(ctx.lock());
+  const DeviceState& d = ctx.device();
+  return d.open_count == 1 && !d.forked && d.kfd_fd >= 0 && !ProcessChanged(ctx);
 }
 
 uint32_t OpenEpoch(Context& ctx) {

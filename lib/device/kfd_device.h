@@ -14,9 +14,13 @@
 //    any ioctl on inherited descriptors, and opens afresh.
 //  - Discovery-only contexts count opens but never open /dev/kfd.
 //  - Render nodes (/dev/dri/renderD<minor>) are opened on demand by the
-//    topology (a GPU whose node cannot be opened is hidden) and kept until
-//    the last close, at most config::kMaxGpus of them. Closing them, like
-//    closing /dev/kfd, issues no ioctl.
+//    topology (a GPU whose node cannot be opened is hidden), at most
+//    config::kMaxGpus of them, and stay open after the last close: the
+//    kernel binds a GPU's VM to the first render file the process hands to
+//    ACQUIRE_VM and refuses another (EBUSY), so a reopen in the same process
+//    must reuse them (upstream keeps them too). A forked child closes the
+//    inherited ones at its first open; context teardown closes them.
+//    Closing them, like closing /dev/kfd, issues no ioctl.
 //
 // All functions take the context lock; they must not be called with it held.
 #ifndef HKE_LIB_DEVICE_KFD_DEVICE_H_
@@ -68,6 +72,10 @@ Status OpenRenderNode(Context& ctx, uint32_t minor, bool* out_available);
 // The descriptor of an open render node; FAILED_PRECONDITION when the node
 // is not open.
 Status RenderNodeFd(Context& ctx, uint32_t minor, int* out_fd);
+
+// True when the next Close would close the device (one reference left and
+// not a forked child): the caller's last chance to release kernel objects.
+bool LastReference(Context& ctx);
 
 // Context::open_epoch() read under the context lock.
 uint32_t OpenEpoch(Context& ctx);

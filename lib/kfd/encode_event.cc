@@ -12,8 +12,9 @@ namespace {
 // Signal and debug events live in the signal page and get a slot.
 constexpr bool HasSlot(uint32_t type) { return type == kEventSignal || type == kEventDebugEvent; }
 
+// Every id is valid: kernels before 5.18 (and the simulator) give signal
+// id 0 to the first signal event; later ones start at 1.
 Status EncodeEventId(uint32_t event_id, uint32_t* id_field, uint32_t* pad_field) {
-  if (event_id == 0) return InvalidArgument();  // id 0 is reserved
   *id_field = event_id;
   *pad_field = 0;
   return Status::Ok();
@@ -41,7 +42,7 @@ Status DecodeCreateEvent(const CreateEventArgs& sent, const CreateEventArgs& rep
   CreateEventResult r{};
   r.event_id = reply.event_id;
   if (HasSlot(sent.event_type)) {
-    if (reply.event_slot_index == 0 || reply.event_slot_index >= kSignalEventLimit) {
+    if (reply.event_slot_index >= kSignalEventLimit) {
       return Protocol();
     }
     if (reply.event_id != reply.event_slot_index ||

@@ -10,9 +10,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysinfo.h>
+#include <pthread.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <climits>
 #include <cstring>
 
@@ -208,9 +210,28 @@ int CpuCount(void*, uint32_t* out_count) {
   return 0;
 }
 
+// The process id, cached: the library asks on every device call (fork
+// detection), and getpid() is a system call. A fork child refreshes the
+// cache from a pthread_atfork handler, registered on first use. (A child
+// made without fork handlers, e.g. a raw clone, keeps the parent's id; the
+// library then detects the fork by the kernel's EBADF instead.)
+// (pthread_once, not std::call_once: C programs link this archive without
+// libstdc++.)
+std::atomic<int32_t> g_cached_pid{0};
+pthread_once_t g_atfork_once = PTHREAD_ONCE_INIT;
+
+void RefreshPidInChild() { g_cached_pid.store(static_cast<int32_t>(::getpid()), std::memory_order_relaxed); }
+void RegisterAtFork() { (void)pthread_atfork(nullptr, nullptr, &RefreshPidInChild); }
+
 int ProcessId(void*, int32_t* out_pid) {
   if (out_pid == nullptr) return EINVAL;
-  *out_pid = static_cast<int32_t>(::getpid());
+  int32_t pid = g_cached_pid.load(std::memory_order_relaxed);
+  if (pid == 0) {
+    (void)pthread_once(&g_atfork_once, &RegisterAtFork);
+    pid = static_cast<int32_t>(::getpid());
+    g_cached_pid.store(pid, std::memory_order_relaxed);
+  }
+  *out_pid = pid;
   return 0;
 }
 

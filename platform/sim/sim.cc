@@ -106,6 +106,10 @@ void kfdsim_clear_faults(kfdsim_t* sim) {
   if (sim != nullptr) sim->sim.ClearFaults();
 }
 
+void kfdsim_set_tamper(kfdsim_t* sim, kfdsim_tamper_fn fn, void* user) {
+  if (sim != nullptr) sim->sim.SetReplyTamper(fn, user);
+}
+
 int kfdsim_inject_memory_exception(kfdsim_t* sim, uint32_t gpu_id, uint64_t va,
                                    uint32_t failure_flags, uint32_t error_type) {
   if (sim == nullptr) return EINVAL;

@@ -89,6 +89,27 @@ KFDSIM_API void kfdsim_set_trace(kfdsim_t* sim, kfdsim_trace_fn fn, void* user);
 KFDSIM_API void kfdsim_add_fault(kfdsim_t* sim, uint32_t request_key, int error, uint32_t nth,
                                  uint32_t count);
 KFDSIM_API void kfdsim_clear_faults(kfdsim_t* sim);
+/* Reply tamper, for tests of hostile kernel replies: called once per ioctl
+ * the simulator dispatched (KFD or render node; not for injected faults,
+ * unknown requests or foreign fds), after the handler ran, successful or
+ * not. `request` is the caller's request number; `reply` is a copy of the
+ * caller's argument as it would receive it (`size` = the request's size
+ * field; NULL and 0 when there is no readable argument) and `result` the
+ * handler's result (0 or a positive errno). The tamper may rewrite the
+ * copy, which is copied back when the request returns data (_IOC_READ),
+ * and returns the result the caller gets. Data the handler wrote through
+ * pointers inside the argument (e.g. the aperture array of
+ * GET_PROCESS_APERTURES_NEW) is already in the caller's memory and is
+ * edited there. Trace lines show the tampered reply and end in
+ * " tampered" when the result or the copied-back bytes changed. */
+typedef int (*kfdsim_tamper_fn)(void* user, uint32_t request, void* reply, size_t size,
+                                int result);
+/* Installs the tamper (fn NULL clears it). Like the trace sink it is kept
+ * under the simulator's leaf hook lock and called with no simulator lock
+ * held, from the calling thread, possibly from several threads at once; a
+ * call already in flight may still reach the tamper it read before a
+ * replacement. */
+KFDSIM_API void kfdsim_set_tamper(kfdsim_t* sim, kfdsim_tamper_fn fn, void* user);
 /* Sets every MEMORY event with this fault (flags bit 0 not present, bit 1
  * read-only, bit 2 no-execute, bit 3 imprecise). */
 KFDSIM_API int kfdsim_inject_memory_exception(kfdsim_t* sim, uint32_t gpu_id, uint64_t va,

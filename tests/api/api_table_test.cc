@@ -63,29 +63,6 @@ const StubCall kStubCalls[] = {
      [](void* p) {
        return hsaKmtGetAMDGPUDeviceHandle(0, static_cast<HsaAMDGPUDeviceHandle*>(p));
      }},
-    {"hsaKmtCreateEvent",
-     [](void* p) {
-       return hsaKmtCreateEvent(static_cast<HsaEventDescriptor*>(p), false, false,
-                                static_cast<HsaEvent**>(p));
-     }},
-    {"hsaKmtDestroyEvent", [](void* p) { return hsaKmtDestroyEvent(static_cast<HsaEvent*>(p)); }},
-    {"hsaKmtSetEvent", [](void* p) { return hsaKmtSetEvent(static_cast<HsaEvent*>(p)); }},
-    {"hsaKmtResetEvent", [](void* p) { return hsaKmtResetEvent(static_cast<HsaEvent*>(p)); }},
-    {"hsaKmtQueryEventState",
-     [](void* p) { return hsaKmtQueryEventState(static_cast<HsaEvent*>(p)); }},
-    {"hsaKmtWaitOnEvent", [](void* p) { return hsaKmtWaitOnEvent(static_cast<HsaEvent*>(p), 0); }},
-    {"hsaKmtWaitOnEvent_Ext",
-     [](void* p) {
-       return hsaKmtWaitOnEvent_Ext(static_cast<HsaEvent*>(p), 0, static_cast<uint64_t*>(p));
-     }},
-    {"hsaKmtWaitOnMultipleEvents",
-     [](void* p) { return hsaKmtWaitOnMultipleEvents(static_cast<HsaEvent**>(p), 0, false, 0); }},
-    {"hsaKmtWaitOnMultipleEvents_Ext",
-     [](void* p) {
-       return hsaKmtWaitOnMultipleEvents_Ext(static_cast<HsaEvent**>(p), 0, false, 0,
-                                             static_cast<uint64_t*>(p));
-     }},
-    {"hsaKmtOpenSMI", [](void* p) { return hsaKmtOpenSMI(0, static_cast<int*>(p)); }},
     {"hsaKmtReportQueue",
      [](void* p) { return hsaKmtReportQueue(0, static_cast<HsaQueueReport*>(p)); }},
     {"hsaKmtCreateQueue",
@@ -110,48 +87,6 @@ const StubCall kStubCalls[] = {
     {"hsaKmtAllocQueueGWS",
      [](void* p) { return hsaKmtAllocQueueGWS(0, 0, static_cast<HSAuint32*>(p)); }},
     {"hsaKmtSetMemoryPolicy", [](void* p) { return hsaKmtSetMemoryPolicy(0, 0, 0, p, 0); }},
-    {"hsaKmtAllocMemory",
-     [](void* p) { return hsaKmtAllocMemory(0, 0, HsaMemFlags{}, static_cast<void**>(p)); }},
-    {"hsaKmtAllocMemoryAlign",
-     [](void* p) {
-       return hsaKmtAllocMemoryAlign(0, 0, 0, HsaMemFlags{}, static_cast<void**>(p));
-     }},
-    {"hsaKmtFreeMemory", [](void* p) { return hsaKmtFreeMemory(p, 0); }},
-    {"hsaKmtAvailableMemory",
-     [](void* p) { return hsaKmtAvailableMemory(0, static_cast<HSAuint64*>(p)); }},
-    {"hsaKmtRegisterMemory", [](void* p) { return hsaKmtRegisterMemory(p, 0); }},
-    {"hsaKmtRegisterMemoryToNodes",
-     [](void* p) { return hsaKmtRegisterMemoryToNodes(p, 0, 0, static_cast<HSAuint32*>(p)); }},
-    {"hsaKmtRegisterMemoryWithFlags",
-     [](void* p) { return hsaKmtRegisterMemoryWithFlags(p, 0, HsaMemFlags{}); }},
-    {"hsaKmtRegisterGraphicsHandleToNodes",
-     [](void* p) {
-       return hsaKmtRegisterGraphicsHandleToNodes(0, static_cast<HsaGraphicsResourceInfo*>(p), 0,
-                                                  static_cast<HSAuint32*>(p));
-     }},
-    {"hsaKmtRegisterGraphicsHandleToNodesExt",
-     [](void* p) {
-       return hsaKmtRegisterGraphicsHandleToNodesExt(0, static_cast<HsaGraphicsResourceInfo*>(p), 0,
-                                                     static_cast<HSAuint32*>(p),
-                                                     HSA_REGISTER_MEM_FLAGS{});
-     }},
-    {"hsaKmtExportDMABufHandle",
-     [](void* p) {
-       return hsaKmtExportDMABufHandle(p, 0, static_cast<int*>(p), static_cast<HSAuint64*>(p));
-     }},
-    {"hsaKmtShareMemory",
-     [](void* p) { return hsaKmtShareMemory(p, 0, static_cast<HsaSharedMemoryHandle*>(p)); }},
-    {"hsaKmtRegisterSharedHandle",
-     [](void* p) {
-       return hsaKmtRegisterSharedHandle(static_cast<const HsaSharedMemoryHandle*>(p),
-                                         static_cast<void**>(p), static_cast<HSAuint64*>(p));
-     }},
-    {"hsaKmtRegisterSharedHandleToNodes",
-     [](void* p) {
-       return hsaKmtRegisterSharedHandleToNodes(static_cast<const HsaSharedMemoryHandle*>(p),
-                                                static_cast<void**>(p), static_cast<HSAuint64*>(p),
-                                                0, static_cast<HSAuint32*>(p));
-     }},
     {"hsaKmtProcessVMRead",
      [](void* p) {
        return hsaKmtProcessVMRead(0, static_cast<HsaMemoryRange*>(p), 0,
@@ -162,32 +97,8 @@ const StubCall kStubCalls[] = {
        return hsaKmtProcessVMWrite(0, static_cast<HsaMemoryRange*>(p), 0,
                                    static_cast<HsaMemoryRange*>(p), 0, static_cast<HSAuint64*>(p));
      }},
-    {"hsaKmtDeregisterMemory", [](void* p) { return hsaKmtDeregisterMemory(p); }},
-    {"hsaKmtMapMemoryToGPU",
-     [](void* p) { return hsaKmtMapMemoryToGPU(p, 0, static_cast<HSAuint64*>(p)); }},
-    {"hsaKmtMapMemoryToGPUNodes",
-     [](void* p) {
-       return hsaKmtMapMemoryToGPUNodes(p, 0, static_cast<HSAuint64*>(p), HsaMemMapFlags{}, 0,
-                                        static_cast<HSAuint32*>(p));
-     }},
-    {"hsaKmtUnmapMemoryToGPU", [](void* p) { return hsaKmtUnmapMemoryToGPU(p); }},
     {"hsaKmtMapGraphicHandle",
      [](void* p) { return hsaKmtMapGraphicHandle(0, 0, 0, 0, 0, static_cast<HSAuint64*>(p)); }},
-    {"hsaKmtUnmapGraphicHandle", [](void*) { return hsaKmtUnmapGraphicHandle(0, 0, 0); }},
-    {"hsaKmtQueryPointerInfo",
-     [](void* p) {
-       return hsaKmtQueryPointerInfo(static_cast<const void*>(p), static_cast<HsaPointerInfo*>(p));
-     }},
-    {"hsaKmtSetMemoryUserData",
-     [](void* p) { return hsaKmtSetMemoryUserData(static_cast<const void*>(p), p); }},
-    {"hsaKmtSVMSetAttr",
-     [](void* p) { return hsaKmtSVMSetAttr(p, 0, 0, static_cast<HSA_SVM_ATTRIBUTE*>(p)); }},
-    {"hsaKmtSVMGetAttr",
-     [](void* p) { return hsaKmtSVMGetAttr(p, 0, 0, static_cast<HSA_SVM_ATTRIBUTE*>(p)); }},
-    {"hsaKmtSetXNACKMode", [](void*) { return hsaKmtSetXNACKMode(0); }},
-    {"hsaKmtGetXNACKMode", [](void* p) { return hsaKmtGetXNACKMode(static_cast<HSAint32*>(p)); }},
-    {"hsaKmtReplaceAsanHeaderPage", [](void* p) { return hsaKmtReplaceAsanHeaderPage(p); }},
-    {"hsaKmtReturnAsanHeaderPage", [](void* p) { return hsaKmtReturnAsanHeaderPage(p); }},
     {"hsaKmtDbgRegister", [](void*) { return hsaKmtDbgRegister(0); }},
     {"hsaKmtDbgUnregister", [](void*) { return hsaKmtDbgUnregister(0); }},
     {"hsaKmtDbgWavefrontControl",

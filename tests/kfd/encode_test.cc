@@ -540,7 +540,7 @@ TEST_CASE("create-event codec checks slot indices and id ranges") {
   bad.event_slot_index = bad.event_id = bad.event_trigger_data = 4096;
   CHECK(IsApi(k::DecodeCreateEvent(sent, bad, &out.v), HKE_STATUS_PROTOCOL));
   bad = reply;
-  bad.event_slot_index = 0;
+  bad.event_slot_index = 0;  // slot 0 with another id
   CHECK(IsApi(k::DecodeCreateEvent(sent, bad, &out.v), HKE_STATUS_PROTOCOL));
   bad = reply;
   bad.event_id = 8;
@@ -593,19 +593,30 @@ TEST_CASE("wait encoder caps the event count and the decoder checks the result")
   CHECK(wout.untouched());
 }
 
-TEST_CASE("event id encoders refuse the reserved id 0") {
-  Poisoned<k::SetEventArgs> s;
-  Poisoned<k::ResetEventArgs> r;
-  Poisoned<k::DestroyEventArgs> d;
-  CHECK(IsApi(k::EncodeSetEvent(0, &s.v), HKE_STATUS_INVALID_ARGUMENT));
-  CHECK(IsApi(k::EncodeResetEvent(0, &r.v), HKE_STATUS_INVALID_ARGUMENT));
-  CHECK(IsApi(k::EncodeDestroyEvent(0, &d.v), HKE_STATUS_INVALID_ARGUMENT));
-  CHECK(s.untouched());
-  CHECK(r.untouched());
-  CHECK(d.untouched());
+TEST_CASE("event id encoders accept id 0, which kernels before 5.18 give the first signal event") {
+  k::SetEventArgs s{};
+  k::ResetEventArgs r{};
+  k::DestroyEventArgs d{};
+  s.event_id = r.event_id = d.event_id = 77;
+  REQUIRE(k::EncodeSetEvent(0, &s).ok());
+  REQUIRE(k::EncodeResetEvent(0, &r).ok());
+  REQUIRE(k::EncodeDestroyEvent(0, &d).ok());
+  CHECK(s.event_id == 0);
+  CHECK(r.event_id == 0);
+  CHECK(d.event_id == 0);
   k::SetEventArgs ok{};
   REQUIRE(k::EncodeSetEvent(5, &ok).ok());
   CHECK(ok.event_id == 5);
+  // A signal event in slot 0 decodes (id, slot and trigger data all 0).
+  k::CreateEventArgs sent{};
+  REQUIRE(k::EncodeCreateEvent({k::kEventSignal, false, 0, 0}, &sent).ok());
+  k::CreateEventArgs reply = sent;
+  reply.event_id = reply.event_slot_index = reply.event_trigger_data = 0;
+  reply.event_page_offset = static_cast<uint64_t>(k::kMmapTypeEvents) << k::kMmapTypeShift;
+  k::CreateEventResult res{};
+  res.slot_index = 9;
+  REQUIRE(k::DecodeCreateEvent(sent, reply, &res).ok());
+  CHECK(res.slot_index == 0);
 }
 
 // ---------------------------------------------------------------------------

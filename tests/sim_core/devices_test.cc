@@ -92,7 +92,7 @@ TEST_CASE("sim answers unknown KFD requests with ENOTTY and counts them") {
   CHECK(s.sim->last_unknown_request() == beyond);
   CHECK(s.Io(k::IocEncode(k::kIocReadWrite, 'K', 0x00, 8), buf) == ENOTTY);
   CHECK(s.Io(k::IocEncode(k::kIocReadWrite, 'Q', 0x01, 8), buf) == ENOTTY);  // wrong type
-  CHECK(s.Io(k::kIocIpcImportHandle, buf) == ENOTTY);                       // DKMS-only
+  CHECK(s.Io(k::kIocCrossMemoryCopy, buf) == ENOTTY);                       // DKMS-only, not served
   CHECK(s.sim->unknown_requests() == 4);
   // A DRM request on the kfd fd is unknown too.
   CHECK(s.Io(hke::kfd::drm::kIocVersion, buf) == ENOTTY);

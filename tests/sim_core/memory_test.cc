@@ -307,3 +307,30 @@ TEST_CASE("sim exported dma-bufs can be described and imported on the same GPU")
 }
 
 }  // namespace
+
+TEST_CASE("sim DKMS IPC handles: export names the storage, import on the same GPU aliases it") {
+  Sim s(TwoGpuBoard());
+  s.AcquireAll();
+  k::AllocMemoryOfGpuArgs a{};
+  REQUIRE(s.Alloc(kGpuA, 8192, kVramFlags, &a) == 0);
+  k::IpcExportHandleArgs e{};
+  e.handle = a.handle;
+  e.gpu_id = kGpuA;
+  REQUIRE(s.Io(k::kIocIpcExportHandle, &e) == 0);
+  CHECK((e.share_handle[0] | e.share_handle[1] | e.share_handle[2] | e.share_handle[3]) != 0);
+  k::IpcImportHandleArgs i{};
+  for (int w = 0; w < 4; ++w) i.share_handle[w] = e.share_handle[w];
+  i.gpu_id = kGpuB;
+  CHECK(s.Io(k::kIocIpcImportHandle, &i) == EINVAL);  // another GPU
+  i.gpu_id = kGpuA;
+  i.va_addr = 0x200000000ull;
+  REQUIRE(s.Io(k::kIocIpcImportHandle, &i) == 0);
+  CHECK((i.handle >> 32) == kGpuA);
+  CHECK(i.handle != a.handle);
+  CHECK(i.mmap_offset == a.mmap_offset);  // the same storage
+  CHECK(i.flags == kVramFlags);
+  i.share_handle[2] ^= 1;
+  CHECK(s.Io(k::kIocIpcImportHandle, &i) == EINVAL);  // unknown words
+  e.handle = a.handle + 77;
+  CHECK(s.Io(k::kIocIpcExportHandle, &e) == EINVAL);  // unknown BO
+}

@@ -318,7 +318,7 @@ TEST_CASE("the APU board: synthetic banks from the apertures, names, DEV_INFO fi
   CHECK(uint32_t{gpu.EngineId.ui32.Major} == 9);
   CHECK(uint32_t{gpu.EngineId.ui32.Stepping} == 12);
   CHECK(gpu.Integrated == 1);  // DEV_INFO's FUSION flag
-  CHECK(gpu.NumMemoryBanks == 4);  // VRAM carve-out + LDS + SCRATCH + DEVICE_SVM
+  CHECK(gpu.NumMemoryBanks == 5);  // VRAM carve-out + LDS + SCRATCH + DEVICE_SVM + MMIO_REMAP
   std::vector<HsaMemoryProperties> mem(gpu.NumMemoryBanks);
   REQUIRE(hsaKmtGetNodeMemoryProperties(1, gpu.NumMemoryBanks, mem.data()) ==
           HSAKMT_STATUS_SUCCESS);
@@ -332,6 +332,9 @@ TEST_CASE("the APU board: synthetic banks from the apertures, names, DEV_INFO fi
   CHECK(mem[3].HeapType == HSA_HEAPTYPE_DEVICE_SVM);
   CHECK(mem[3].VirtualBaseAddress == 0x1000000);
   CHECK(mem[3].SizeInBytes == (1ull << 47) - 0x1000000);
+  CHECK(mem[4].HeapType == HSA_HEAPTYPE_MMIO_REMAP);
+  CHECK(mem[4].SizeInBytes == 4096);
+  CHECK(mem[4].VirtualBaseAddress != 0);  // the page the memory subsystem mapped
 }
 
 TEST_CASE("a GPU whose render node is missing or forbidden is hidden, with its links") {
@@ -435,7 +438,7 @@ TEST_CASE("every fixture tree and built-in board: key fields through the API") {
         continue;
       }
       CHECK(p.NumCaches == U(kv, "caches_count"));
-      CHECK(p.NumMemoryBanks == U(kv, "mem_banks_count") + 3);
+      CHECK(p.NumMemoryBanks == U(kv, "mem_banks_count") + 4);  // LDS, scratch, SVM, MMIO
       CHECK(uint32_t{p.EngineId.ui32.Major} == U(kv, "gfx_target_version") / 10000);
       CHECK(p.KFDGpuID != 0);
       CHECK_FALSE(Utf16(p.MarketingName).empty());

@@ -113,6 +113,7 @@ void Simulator::ResetProcess() {
     if (buf.pin_fd >= 0) close(buf.pin_fd);
   }
   dmabufs_.clear();
+  ipc_.clear();
   for (int fd : smi_peers_) close(fd);
   smi_peers_.clear();
   xnack_enabled_ = false;

@@ -18,7 +18,7 @@
 //
 // Trace lines (one per call, completion order; see core/README.md):
 //   <seq> ioctl fd=<n> dev=<kfd|renderD<m>> req=0x<hex> name=<NAME|?> size=<n> in=<hex>
-//         -> ok|<ERRNO> [out=<hex>] [injected]
+//         -> ok|<ERRNO> [out=<hex>] [injected] [tampered]
 //   <seq> mmap fd=<n> dev=<...> addr=0x.. len=0x.. prot=.. flags=.. off=0x.. -> ok addr=0x..
 //   <seq> munmap addr=0x.. len=0x.. -> ok
 //   <seq> open path=<p> flags=<RDWR|CLOEXEC> -> ok fd=<n>
@@ -135,6 +135,9 @@ int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
       {0x27, "CREATE_PROCESS", k::kIocCreateProcess, k::kMinorCreateProcess,
        &S::IocCreateProcess},
       // DKMS DBG_TRAP of the ROCm 5.x header: same layout as 0x26 there.
+      // DKMS IPC share handles (not in the upstream kernel).
+      {0x80, "IPC_IMPORT_HANDLE", k::kIocIpcImportHandle, 0, &S::IocIpcImport},
+      {0x81, "IPC_EXPORT_HANDLE", k::kIocIpcExportHandle, 0, &S::IocIpcExport},
       {0x82, "DBG_TRAP_DKMS", k::IocEncode(k::kIocReadWrite, k::kKfdIocType, 0x82, 32), 0,
        &S::IocDkmsDebug},
   };
@@ -259,6 +262,10 @@ int Simulator::Ioctl(int fd, unsigned long request, void* arg) {
     unknown_requests_.fetch_add(1);
     last_unknown_request_.store(req);
   }
+  // Reply tamper seam (core/tamper.cc): a handled call's reply may be
+  // rewritten before the caller sees it; the trace shows the tampered bytes.
+  bool tampered = false;
+  if (injected == 0 && !unknown) result = TamperReply(req, arg, result, &tampered);
   if (trace) {
     line += " name=" + name + " size=" + std::to_string(usize) + " in=";
     AppendHex(&line, bytes.data(), bytes.size(), kTraceHexMax);
@@ -271,6 +278,7 @@ int Simulator::Ioctl(int fd, unsigned long request, void* arg) {
       }
     }
     if (injected != 0) line += " injected";
+    if (tampered) line += " tampered";
     if (unknown) line += " unknown";
     Trace(line);
   }

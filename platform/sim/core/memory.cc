@@ -486,6 +486,57 @@ int Simulator::IocImportDmabuf(IoctlCtx&, void* d) {
   return 0;
 }
 
+// IPC share handles (the DKMS driver's IPC_EXPORT/IMPORT_HANDLE): EXPORT
+// gives 4 words naming the BO's storage (unique per export); IMPORT of
+// those words on the same GPU makes a new handle on the same storage at
+// the given VA. Unknown words, another GPU, userptr/doorbell/MMIO BOs ->
+// EINVAL. A share lives as long as the process (no release ioctl exists).
+int Simulator::IocIpcExport(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::IpcExportHandleArgs*>(d);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(a->gpu_id);
+  if (gpu < 0 || static_cast<uint32_t>(a->handle >> 32) != a->gpu_id) return EINVAL;
+  if (int r = Bind(gpu)) return r;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
+  if (it == g.bos.end() || !it->second.storage) return EINVAL;
+  const std::array<uint32_t, 4> key{0x4b465349u /* "KFSI" */, a->gpu_id, ++ipc_serial_,
+                                    static_cast<uint32_t>(it->second.storage->offset >> 12)};
+  IpcShare share;
+  share.storage = it->second.storage;
+  share.storage->refs++;
+  share.flags = it->second.flags;
+  ipc_[key] = share;
+  for (int i = 0; i < 4; ++i) a->share_handle[i] = key[static_cast<size_t>(i)];
+  return 0;
+}
+
+int Simulator::IocIpcImport(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::IpcImportHandleArgs*>(d);
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  const int gpu = GpuIndex(a->gpu_id);
+  if (gpu < 0) return EINVAL;
+  if (int r = Bind(gpu)) return r;
+  const std::array<uint32_t, 4> key{a->share_handle[0], a->share_handle[1], a->share_handle[2],
+                                    a->share_handle[3]};
+  auto it = ipc_.find(key);
+  if (it == ipc_.end() || it->second.storage->gpu != gpu) return EINVAL;
+  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
+  Bo bo;
+  bo.va = a->va_addr;
+  bo.size = it->second.storage->size;
+  bo.flags = it->second.flags;
+  bo.storage = it->second.storage;
+  bo.storage->refs++;
+  bo.mmap_offset = bo.storage->offset;
+  const uint32_t idx = g.bo_ids.Take();
+  a->handle = (static_cast<uint64_t>(a->gpu_id) << 32) | idx;
+  a->mmap_offset = bo.mmap_offset;
+  a->flags = bo.flags;
+  g.bos.emplace(idx, std::move(bo));
+  return 0;
+}
+
 // ---- mmap ----
 
 int Simulator::MmapKfd(void* addr, size_t length, int prot, int flags, uint64_t offset,

@@ -16,16 +16,17 @@
 // its own file: devices.cc (fds), memory.cc (BOs, VM, apertures, mmap),
 // events.cc, queues.cc, drm.cc (render node), process.cc (the remaining
 // per-process ioctls, SVM), dispatch.cc (ioctl table, size rule, faults,
-// trace).
+// trace), tamper.cc (the reply tamper seam).
 //
 // Threading: every public member is thread-safe. Locks, always taken in
 // this order when nested: dev_mu_ (device files) -> proc_mu_ (memory,
 // queues, VM, SVM, per-process flags) -> ev_mu_ (events; WAIT_EVENTS
 // sleeps on ev_cv_ holding only ev_mu_) ; hook_mu_ (trace sink, faults,
-// queue hook) is a leaf. No global state: everything hangs off the object.
+// queue hook, reply tamper) is a leaf. No global state: everything hangs off the object.
 #ifndef HKE_PLATFORM_SIM_CORE_SIMULATOR_H_
 #define HKE_PLATFORM_SIM_CORE_SIMULATOR_H_
 
+#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
@@ -60,6 +61,12 @@ struct QueueView {
 // Packet-execution seam: called (without simulator locks held) each time a
 // queue is stepped with RingDoorbell().
 using QueueHook = void (*)(void* user, const QueueView& queue);
+// Reply tamper seam (core/tamper.cc): sees the argument of an ioctl that
+// reached a handler (`reply`: a copy of `size` bytes, as the caller would
+// receive it; nullptr/0 when there is none) and the handler's result; may
+// rewrite the copy (copied back when the request returns data) and returns
+// the result the caller gets. For tests of hostile kernel replies.
+using ReplyTamper = int (*)(void* user, uint32_t request, void* reply, size_t size, int result);
 
 // Key of one opened device file: the memfd inode behind every fd of it.
 struct FileKey {
@@ -125,6 +132,9 @@ class Simulator {
   int SetEventAge(uint32_t event_id, uint64_t age);
 
   void SetQueueHook(QueueHook hook, void* user);
+  // Installs (nullptr clears) the reply tamper; see ReplyTamper and
+  // core/tamper.cc. Called without simulator locks held.
+  void SetReplyTamper(ReplyTamper fn, void* user);
   // Reads the queue's doorbell and calls the hook. EINVAL for an unknown
   // queue, ENODEV when the doorbell page was never created.
   int RingDoorbell(uint32_t queue_id);
@@ -225,6 +235,8 @@ class Simulator {
   int IocExportDmabuf(IoctlCtx& c, void* d);
   int IocGetDmabufInfo(IoctlCtx& c, void* d);
   int IocImportDmabuf(IoctlCtx& c, void* d);
+  int IocIpcExport(IoctlCtx& c, void* d);
+  int IocIpcImport(IoctlCtx& c, void* d);
 
   // ---------------- events.cc ----------------
   struct Waiter;
@@ -313,6 +325,10 @@ class Simulator {
   int KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
                bool* unknown);
   bool TakeFault(uint32_t key, int* error);
+  // ---------------- tamper.cc ----------------
+  // Offers a handled call's reply to the tamper; returns the result the
+  // caller gets and sets *tampered when the tamper changed it or the reply.
+  int TamperReply(uint32_t request, void* arg, int result, bool* tampered);
   void Trace(const std::string& body);
   bool tracing();
 
@@ -337,6 +353,13 @@ class Simulator {
     int pin_fd = -1;     // internal dup keeping the inode (the key) alive
   };
   std::map<FileKey, Dmabuf> dmabufs_;  // exported dma-buf fds, by inode
+  // IPC share handles (DKMS IPC_EXPORT_HANDLE): 4 words -> the storage.
+  struct IpcShare {
+    std::shared_ptr<Storage> storage;
+    uint32_t flags = 0;
+  };
+  std::map<std::array<uint32_t, 4>, IpcShare> ipc_;
+  uint32_t ipc_serial_ = 0;
   std::vector<int> smi_peers_;   // simulator ends of SMI socket pairs
   bool xnack_enabled_ = false;
   bool runtime_enabled_ = false;
@@ -363,6 +386,8 @@ class Simulator {
   std::map<uint32_t, uint32_t> call_counts_;
   QueueHook queue_hook_ = nullptr;
   void* queue_hook_user_ = nullptr;
+  ReplyTamper tamper_ = nullptr;
+  void* tamper_user_ = nullptr;
   std::atomic<uint64_t> seq_{1};
   std::atomic<uint64_t> unknown_requests_{0};
   std::atomic<uint32_t> last_unknown_request_{0};

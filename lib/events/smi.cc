@@ -1,0 +1,57 @@
+// hsaKmtOpenSMI: the SMI event file of a GPU (KFD >= 1.3).
+//
+// Checks (upstream's order): the open device, the KFD minor version
+// (UNSUPPORTED below 1.3), a GPU node (INVALID_NODE otherwise); then one
+// SMI_EVENTS ioctl, whose reply is the new descriptor. The caller owns the
+// descriptor: it writes a 64-bit event mask and reads text records (the
+// record parser is not part of the library yet).
+#include "lib/core/text.h"
+#include "lib/device/kfd_device.h"
+#include "lib/events/events_internal.h"
+#include "lib/memory/memory.h"
+
+namespace hke::events {
+
+using namespace internal;
+
+Status OpenSmi(Context& ctx, uint32_t node, int* out_fd) {
+  if (out_fd == nullptr) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  uint32_t minor = 0;
+  {
+    LockGuard g(ctx.lock());
+    minor = ctx.device().version_minor;
+  }
+  if (minor < kfd::kMinorSmiEvents) {
+    return ctx.diag().Error(Unsupported(), kArea, "SMI events need KFD 1.3");
+  }
+  HKE_RETURN_IF_ERROR(memory::EnsureVm(ctx));
+  uint32_t gpu_id = 0;
+  {
+    LockGuard g(ctx.memory_lock());
+    const memory::MemoryState& m = ctx.memory();
+    if (node < m.num_nodes && m.gpu_of_node[node] != memory::kNoGpu) {
+      gpu_id = m.gpus[m.gpu_of_node[node]].gpu_id;
+    }
+  }
+  if (gpu_id == 0) {
+    FixedText<96> t;
+    t.Append("OpenSMI: node ").AppendU64(node).Append(" is not a GPU node");
+    return ctx.diag().Error(InvalidNode(), kArea, t.c_str());
+  }
+  kfd::SmiEventsArgs a{};
+  a.gpuid = gpu_id;
+  const Status s = device::KfdIoctl(ctx, kfd::kIocSmiEvents, &a);
+  if (!s.ok()) {
+    FixedText<96> t;
+    t.Append("SMI_EVENTS failed: ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, t.c_str());
+  }
+  if (a.anon_fd > 0x7fffffffu) {
+    return ctx.diag().Error(Protocol(), kArea, "SMI_EVENTS returned no descriptor");
+  }
+  *out_fd = static_cast<int>(a.anon_fd);
+  return Status::Ok();
+}
+
+}  // namespace hke::events

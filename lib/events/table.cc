@@ -1,0 +1,381 @@
+// The event table and the calls that work on one event: CreateEvent,
+// DestroyEvent, SetEvent, ResetEvent, QueryEventState; teardown and
+// statistics. lib/events/events.h has the model.
+#include <cstring>
+
+#include "lib/core/errno.h"
+#include "lib/core/text.h"
+#include "lib/device/kfd_device.h"
+#include "lib/events/events_internal.h"
+
+namespace hke::events {
+
+using namespace internal;
+
+namespace internal {
+
+void SyncEpochLocked(EventsState& st, uint32_t epoch) {
+  if (st.epoch == epoch) return;
+  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
+    if (st.slots[slot].state != SlotState::kFree) ReleaseSlotLocked(st, slot);
+  }
+  st.live = 0;
+  st.reserved = 0;
+  if (st.page_epoch != epoch) {
+    // A forked child: the kernel does not copy the events mapping into a
+    // child, and a dGPU page belongs to the memory subsystem's state.
+    st.page_epoch = 0;
+    st.page_kind = PageKind::kNone;
+    st.page_va = 0;
+    st.page_bytes = 0;
+  }
+  st.epoch = epoch;
+}
+
+Status TakeSlotLocked(Context& ctx, EventsState& st, uint32_t* out_slot) {
+  uint32_t slot = kNil;
+  if (st.high_water < kMaxEvents) {
+    slot = st.high_water++;
+    st.slots[slot] = EventSlot{};
+    st.slots[slot].next_free = kNil;
+  } else if (st.free_head != kNil) {
+    slot = st.free_head;
+    st.free_head = st.slots[slot].next_free;
+    if (st.free_head == kNil) st.free_tail = kNil;
+  } else {
+    FixedText<128> t;
+    t.Append("the event table is full (").AppendU64(kMaxEvents).Append(" events, config::kMaxEvents)");
+    return ctx.diag().Error(Exhausted(), kArea, t.c_str());
+  }
+  EventSlot& e = st.slots[slot];
+  ++e.generation;
+  e.state = SlotState::kReserved;
+  e.epoch = st.epoch;
+  e.next_free = kNil;
+  ++st.reserved;
+  *out_slot = slot;
+  return Status::Ok();
+}
+
+void ReleaseSlotLocked(EventsState& st, uint32_t slot) {
+  EventSlot& e = st.slots[slot];
+  if (e.state == SlotState::kLive && st.live > 0) --st.live;
+  if (e.state == SlotState::kReserved && st.reserved > 0) --st.reserved;
+  e.state = SlotState::kFree;
+  e.next_free = kNil;
+  if (st.free_tail == kNil) {
+    st.free_head = slot;
+  } else {
+    st.slots[st.free_tail].next_free = slot;
+  }
+  st.free_tail = slot;
+}
+
+Status ResolveLocked(Context& ctx, EventsState& st, const HsaEvent* event, uint32_t* out_slot) {
+  const char* why = nullptr;
+  const uintptr_t p = reinterpret_cast<uintptr_t>(event);
+  const uintptr_t base = reinterpret_cast<uintptr_t>(&st.views[0]);
+  uint32_t slot = kNil;
+  if (event == nullptr) {
+    why = "the event handle is NULL";
+  } else if (p < base || (p - base) % sizeof(HsaEvent) != 0 ||
+             (p - base) / sizeof(HsaEvent) >= uintptr_t{kMaxEvents} * kViews) {
+    why = "the event handle is not an event of this context";
+  } else {
+    const uint32_t view = static_cast<uint32_t>((p - base) / sizeof(HsaEvent));
+    slot = view / kViews;
+    if (slot >= st.high_water) {
+      why = "the event handle names a slot that was never used";
+    } else {
+      const EventSlot& e = st.slots[slot];
+      if (e.state != SlotState::kLive || e.epoch != st.epoch || e.generation % kViews != view % kViews) {
+        why = "the event handle is stale (the event was destroyed)";
+      }
+    }
+  }
+  if (why != nullptr) return ctx.diag().Error(InvalidHandle(), kArea, why);
+  *out_slot = slot;
+  return Status::Ok();
+}
+
+Status EncodeDestroy(uint32_t id, kfd::DestroyEventArgs* out) {
+  return kfd::EncodeDestroyEvent(id, out);
+}
+Status EncodeSet(uint32_t id, kfd::SetEventArgs* out) { return kfd::EncodeSetEvent(id, out); }
+Status EncodeReset(uint32_t id, kfd::ResetEventArgs* out) { return kfd::EncodeResetEvent(id, out); }
+
+Status DecodeCreate(const kfd::CreateEventArgs& sent, const kfd::CreateEventArgs& reply,
+                    kfd::CreateEventResult* out) {
+  return kfd::DecodeCreateEvent(sent, reply, out);
+}
+
+Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_reset,
+                         uint64_t page_handle, kfd::CreateEventResult* out) {
+  kfd::EventRequest req{};
+  req.event_type = type;
+  req.auto_reset = auto_reset;
+  req.node_id = node;
+  req.event_page_handle = page_handle;
+  kfd::CreateEventArgs args{};
+  HKE_RETURN_IF_ERROR(kfd::EncodeCreateEvent(req, &args));
+  const kfd::CreateEventArgs sent = args;
+  Status s = device::KfdIoctl(ctx, kfd::kIocCreateEvent, &args);
+  if (!s.ok()) {
+    FixedText<96> t;
+    t.Append("CREATE_EVENT failed: ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, t.c_str());
+  }
+  kfd::CreateEventResult r{};
+  s = DecodeCreate(sent, args, &r);
+  if (!s.ok()) {
+    (void)DestroyKernelEvent(ctx, args.event_id);
+    return ctx.diag().Error(s, kArea, "the CREATE_EVENT reply is malformed");
+  }
+  *out = r;
+  return Status::Ok();
+}
+
+Status DestroyKernelEvent(Context& ctx, uint32_t id) {
+  kfd::DestroyEventArgs a{};
+  Status s = EncodeDestroy(id, &a);
+  if (s.ok()) s = device::KfdIoctl(ctx, kfd::kIocDestroyEvent, &a);
+  if (!s.ok()) {
+    FixedText<96> t;
+    t.Append("DESTROY_EVENT of id ").AppendU64(id).Append(" failed: ").Append(StatusName(s));
+    return ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, t.c_str());
+  }
+  return Status::Ok();
+}
+
+Status SetKernelEvent(Context& ctx, uint32_t id) {
+  kfd::SetEventArgs a{};
+  HKE_RETURN_IF_ERROR(EncodeSet(id, &a));
+  const Status s = device::KfdIoctl(ctx, kfd::kIocSetEvent, &a);
+  if (!s.ok()) {
+    FixedText<96> t;
+    t.Append("SET_EVENT failed: ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, t.c_str());
+  }
+  return Status::Ok();
+}
+
+}  // namespace internal
+
+namespace {
+
+// The HsaEvent a new event is published with (upstream's fields).
+void FillView(HsaEvent* v, const HsaEventDescriptor& desc, const kfd::CreateEventResult& r,
+              uint64_t slot_address) {
+  std::memset(v, 0, sizeof(*v));
+  v->EventId = r.event_id;
+  v->EventData.EventType = desc.EventType;
+  switch (desc.EventType) {
+    case HSA_EVENTTYPE_NODECHANGE:
+    case HSA_EVENTTYPE_DEVICESTATECHANGE:
+    case HSA_EVENTTYPE_MEMORY:
+    case HSA_EVENTTYPE_HW_EXCEPTION:
+      break;  // filled by the kernel's data when the event fires
+    default:
+      v->EventData.EventData.SyncVar = desc.SyncVar;
+      break;
+  }
+  v->EventData.HWData1 = r.event_id;
+  if (HasSlot(desc.EventType)) {
+    v->EventData.HWData2 = slot_address;
+    v->EventData.HWData3 = r.trigger_data;
+  }
+}
+
+// Resolves a handle for a one-event call and runs `op` with the lock held.
+template <typename Op>
+Status WithEvent(Context& ctx, const HsaEvent* event, Op op) {
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  const uint32_t epoch = device::OpenEpoch(ctx);
+  EventsState& st = ctx.events();
+  LockGuard g(ctx.events_lock());
+  SyncEpochLocked(st, epoch);
+  uint32_t slot = kNil;
+  HKE_RETURN_IF_ERROR(ResolveLocked(ctx, st, event, &slot));
+  return op(st, slot);
+}
+
+Status CpuSignalable(Context& ctx, const EventSlot& e, const char* what) {
+  if (HasSlot(e.type)) return Status::Ok();
+  FixedText<96> t;
+  t.Append(what).Append(" needs a SIGNAL or DEBUG event");
+  return ctx.diag().Error(Status::Errno(err::kEINVAL), kArea, t.c_str());
+}
+
+}  // namespace
+
+Status Create(Context& ctx, const HsaEventDescriptor& desc, bool manual_reset, bool signaled,
+              HsaEvent** out) {
+  if (out == nullptr) return InvalidArgument();
+  const uint32_t type = static_cast<uint32_t>(desc.EventType);
+  if (type >= HSA_EVENTTYPE_MAXID) {
+    return ctx.diag().Error(InvalidArgument(), kArea, "EventType is not an HSA_EVENTTYPE");
+  }
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  const uint32_t epoch = device::OpenEpoch(ctx);
+  EventsState& st = ctx.events();
+  uint32_t slot = kNil;
+  uint32_t generation = 0;
+  bool setup = false;
+  {
+    LockGuard g(ctx.events_lock());
+    SyncEpochLocked(st, epoch);
+    if (HasSlot(type) && PageBlockedLocked(st, epoch)) {
+      return ctx.diag().Error(
+          Status::Api(HKE_STATUS_UNAVAILABLE), kArea,
+          "the kernel keeps this process's events page from before hsaKmtCloseKFD: "
+          "signal events need a new process on a dGPU");
+    }
+    HKE_RETURN_IF_ERROR(TakeSlotLocked(ctx, st, &slot));
+    generation = st.slots[slot].generation;
+    setup = NeedsSetupLocked(st, epoch, type);
+  }
+  const bool auto_reset = !manual_reset;
+  kfd::CreateEventResult r{};
+  Status s = setup ? CreateWithSetup(ctx, epoch, type, desc.NodeId, auto_reset, &r)
+                   : CreateKernelEvent(ctx, type, desc.NodeId, auto_reset, 0, &r);
+  bool created = s.ok();
+  // Upstream sets a CPU-signallable event that starts signalled.
+  if (s.ok() && signaled && type == HSA_EVENTTYPE_SIGNAL) s = SetKernelEvent(ctx, r.event_id);
+  if (s.ok()) {
+    LockGuard g(ctx.events_lock());
+    EventSlot& e = st.slots[slot];
+    uint64_t slot_address = 0;
+    if (e.state != SlotState::kReserved || e.generation != generation || st.epoch != epoch) {
+      s = ctx.diag().Error(FailedPrecondition(), kArea, "the device was closed during CreateEvent");
+    } else if (HasSlot(type)) {
+      if (st.page_epoch != epoch || st.page_va == 0) {
+        s = ctx.diag().Error(Protocol(), kArea, "a signal event was created without an events page");
+      } else if (uint64_t{r.slot_index} * kfd::kEventSlotSize >= st.page_bytes) {
+        s = ctx.diag().Error(Protocol(), kArea, "CREATE_EVENT gave a slot beyond the mapped page");
+      } else {
+        slot_address = st.page_va + uint64_t{r.slot_index} * kfd::kEventSlotSize;
+      }
+    }
+    if (s.ok()) {
+      FillView(ViewOf(st, slot), desc, r, slot_address);
+      e.kfd_id = r.event_id;
+      e.type = type;
+      e.auto_reset = auto_reset;
+      e.state = SlotState::kLive;
+      --st.reserved;
+      ++st.live;
+      *out = ViewOf(st, slot);
+      return Status::Ok();
+    }
+  }
+  if (created) (void)DestroyKernelEvent(ctx, r.event_id);
+  LockGuard g(ctx.events_lock());
+  EventSlot& e = st.slots[slot];
+  if (e.state == SlotState::kReserved && e.generation == generation) ReleaseSlotLocked(st, slot);
+  return s;
+}
+
+Status Destroy(Context& ctx, const HsaEvent* event) {
+  return WithEvent(ctx, event, [&](EventsState& st, uint32_t slot) -> Status {
+    HKE_RETURN_IF_ERROR(DestroyKernelEvent(ctx, st.slots[slot].kfd_id));
+    ReleaseSlotLocked(st, slot);
+    return Status::Ok();
+  });
+}
+
+Status Set(Context& ctx, const HsaEvent* event) {
+  return WithEvent(ctx, event, [&](EventsState& st, uint32_t slot) -> Status {
+    HKE_RETURN_IF_ERROR(CpuSignalable(ctx, st.slots[slot], "SetEvent"));
+    return SetKernelEvent(ctx, st.slots[slot].kfd_id);
+  });
+}
+
+Status Reset(Context& ctx, const HsaEvent* event) {
+  return WithEvent(ctx, event, [&](EventsState& st, uint32_t slot) -> Status {
+    HKE_RETURN_IF_ERROR(CpuSignalable(ctx, st.slots[slot], "ResetEvent"));
+    kfd::ResetEventArgs a{};
+    HKE_RETURN_IF_ERROR(EncodeReset(st.slots[slot].kfd_id, &a));
+    const Status s = device::KfdIoctl(ctx, kfd::kIocResetEvent, &a);
+    if (!s.ok()) {
+      FixedText<96> t;
+      t.Append("RESET_EVENT failed: ").Append(StatusName(s));
+      return ctx.diag().Error(s, kArea, t.c_str());
+    }
+    return Status::Ok();
+  });
+}
+
+Status Query(Context& ctx, const HsaEvent* event) {
+  return WithEvent(ctx, event, [](EventsState&, uint32_t) { return Status::Ok(); });
+}
+
+Status KernelId(Context& ctx, const HsaEvent* event, uint32_t* out_id) {
+  if (out_id == nullptr) return InvalidArgument();
+  return WithEvent(ctx, event, [&](EventsState& st, uint32_t slot) -> Status {
+    *out_id = st.slots[slot].kfd_id;
+    return Status::Ok();
+  });
+}
+
+void Teardown(Context& ctx) {
+  const uint32_t epoch = device::OpenEpoch(ctx);
+  // A CreateEvent in its setup finishes first (it holds the setup lock).
+  LockGuard setup(ctx.events_setup_lock());
+  LockGuard g(ctx.events_lock());
+  EventsState& st = ctx.events();
+  SyncEpochLocked(st, epoch);
+  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
+    EventSlot& e = st.slots[slot];
+    if (e.state == SlotState::kLive) (void)DestroyKernelEvent(ctx, e.kfd_id);
+    // A reserved slot's creator sees the release and destroys its event.
+    if (e.state != SlotState::kFree) ReleaseSlotLocked(st, slot);
+  }
+  if (st.page_kind == PageKind::kKernelMapping && st.page_va != 0) {
+    const Status s = ctx.platform().Munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(st.page_va)),
+                                           static_cast<size_t>(st.page_bytes));
+    if (!s.ok()) {
+      (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, "munmap of the events page failed");
+    }
+  }
+  // A dGPU page is a memory object: memory::Teardown releases what the
+  // kernel lets go of.
+  st.page_epoch = 0;
+  st.page_kind = PageKind::kNone;
+  st.page_va = 0;
+  st.page_bytes = 0;
+  st.setup_epoch = 0;
+}
+
+void Forget(Context& ctx) {
+  LockGuard g(ctx.events_lock());
+  EventsState& st = ctx.events();
+  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
+    if (st.slots[slot].state != SlotState::kFree) ReleaseSlotLocked(st, slot);
+  }
+  st.live = 0;
+  st.reserved = 0;
+  st.page_epoch = 0;
+  st.page_kind = PageKind::kNone;
+  st.page_va = 0;
+  st.page_bytes = 0;
+  st.setup_epoch = 0;
+  st.user_page_pid = 0;
+}
+
+Status GetStats(Context& ctx, Stats* out) {
+  if (out == nullptr) return InvalidArgument();
+  LockGuard g(ctx.events_lock());
+  const EventsState& st = ctx.events();
+  Stats s{};
+  s.live = st.live;
+  s.capacity = kMaxEvents;
+  s.slots_touched = st.high_water;
+  s.pool_in_use = kWaitPoolBuffers - static_cast<uint32_t>(__builtin_popcount(st.pool_free));
+  s.pool_high_water = st.pool_high_water;
+  s.page_va = st.page_epoch != 0 ? st.page_va : 0;
+  s.page_from_kernel = st.page_kind == PageKind::kKernelMapping;
+  *out = s;
+  return Status::Ok();
+}
+
+}  // namespace hke::events

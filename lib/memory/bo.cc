@@ -1,0 +1,151 @@
+// Kernel buffer objects: ALLOC/FREE/MAP/UNMAP_MEMORY_OF_GPU with the
+// replies checked, and the release of a whole memory object.
+#include "lib/core/errno.h"
+#include "lib/core/text.h"
+#include "lib/device/kfd_device.h"
+#include "lib/memory/memory_internal.h"
+
+namespace hke::memory::internal {
+
+Status AllocBo(Context& ctx, const MemoryState& m, uint16_t gpu, uint32_t kfd_flags, uint64_t va,
+               uint64_t size, uint64_t userptr, uint64_t* out_handle,
+               uint64_t* out_mmap_offset) {
+  kfd::AllocRequest req{};
+  req.gpu_id = m.gpus[gpu].gpu_id;
+  req.flags = kfd_flags;
+  req.va_addr = va;
+  req.size = size;
+  req.userptr = userptr;
+  req.page_size = m.page_size;
+  kfd::AllocMemoryOfGpuArgs sent{};
+  Status s = kfd::EncodeAllocMemoryOfGpu(req, &sent);
+  if (!s.ok()) return ctx.diag().Error(s, kArea, "the allocation request is invalid");
+  kfd::AllocMemoryOfGpuArgs reply = sent;
+  s = device::KfdIoctl(ctx, kfd::kIocAllocMemoryOfGpu, &reply);
+  if (!s.ok()) {
+    FixedText<128> t;
+    t.Append("ALLOC_MEMORY_OF_GPU failed: ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, t.c_str());
+  }
+  kfd::AllocResult r{};
+  s = kfd::DecodeAllocMemoryOfGpu(sent, reply, &r);
+  if (!s.ok()) {
+    // The kernel created something we cannot describe; release it if the
+    // handle at least names our GPU, so nothing leaks.
+    if (kfd::HandleGpuId(reply.handle) == req.gpu_id) (void)FreeBo(ctx, reply.handle);
+    return ctx.diag().Error(s, kArea, "ALLOC_MEMORY_OF_GPU reply is malformed");
+  }
+  *out_handle = r.handle;
+  *out_mmap_offset = r.mmap_offset;
+  return Status::Ok();
+}
+
+Status FreeBo(Context& ctx, uint64_t handle) {
+  kfd::FreeMemoryOfGpuArgs a{};
+  Status s = kfd::EncodeFreeMemoryOfGpu(handle, &a);
+  if (s.ok()) s = device::KfdIoctl(ctx, kfd::kIocFreeMemoryOfGpu, &a);
+  if (!s.ok()) {
+    FixedText<96> t;
+    t.Append("FREE_MEMORY_OF_GPU failed: ").Append(StatusName(s));
+    return ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, t.c_str());
+  }
+  return Status::Ok();
+}
+
+namespace {
+
+// The gpu_ids of a set, in GPU index order.
+uint32_t GpuIds(const MemoryState& m, const GpuSet& gpus, uint32_t* ids) {
+  uint32_t n = 0;
+  for (uint32_t g = 0; g < m.num_gpus; ++g) {
+    if (gpus.Has(g)) ids[n++] = m.gpus[g].gpu_id;
+  }
+  return n;
+}
+
+template <typename Args, Status (*Encode)(const kfd::MapRequest&, Args*),
+          Status (*Progress)(const Args&, const Args&, bool, uint32_t*)>
+Status MapOrUnmap(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus,
+                  uint32_t request, const char* name) {
+  uint32_t ids[config::kMaxGpus];
+  const uint32_t n = GpuIds(m, gpus, ids);
+  if (n == 0) return Status::Ok();
+  uint32_t done = 0;
+  // A call that made progress and failed with EINTR/EAGAIN (or an
+  // interrupted resumable call) continues from n_success; bounded by the
+  // device count plus the platform's own retry bound.
+  for (uint32_t attempt = 0; attempt <= n; ++attempt) {
+    kfd::MapRequest req{handle, reinterpret_cast<uintptr_t>(ids), n, done};
+    Args sent{};
+    Status s = Encode(req, &sent);
+    if (!s.ok()) return ctx.diag().Error(s, kArea, "the map request is invalid");
+    Args reply = sent;
+    const Status io = device::KfdIoctl(ctx, request, &reply);
+    uint32_t now = done;
+    s = Progress(sent, reply, io.ok(), &now);
+    if (!s.ok()) {
+      FixedText<96> t;
+      t.Append(name).Append(" reply is malformed");
+      return ctx.diag().Error(s, kArea, t.c_str());
+    }
+    if (io.ok()) return Status::Ok();
+    const bool retryable = io.is_errno(err::kEINTR) || io.is_errno(err::kEAGAIN);
+    if (!retryable || now == done) {
+      FixedText<128> t;
+      t.Append(name).Append(" failed: ").Append(StatusName(io));
+      return ctx.diag().Error(io, kArea, t.c_str());
+    }
+    done = now;
+  }
+  return ctx.diag().Error(Status::Errno(err::kEINTR), kArea, "mapping kept being interrupted");
+}
+
+}  // namespace
+
+Status MapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus) {
+  return MapOrUnmap<kfd::MapMemoryToGpuArgs, &kfd::EncodeMapMemoryToGpu, &kfd::DecodeMapProgress>(
+      ctx, m, handle, gpus, kfd::kIocMapMemoryToGpu, "MAP_MEMORY_TO_GPU");
+}
+
+Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus) {
+  return MapOrUnmap<kfd::UnmapMemoryFromGpuArgs, &kfd::EncodeUnmapMemoryFromGpu,
+                    &kfd::DecodeUnmapProgress>(ctx, m, handle, gpus,
+                                               kfd::kIocUnmapMemoryFromGpu,
+                                               "UNMAP_MEMORY_FROM_GPU");
+}
+
+Status DestroyObject(Context& ctx, MemoryState& m, MemObject* o, bool force) {
+  if (o->kernel_owned) {
+    // The kernel keeps the BO for the process's lifetime: drop our view only.
+    o->handle = 0;
+    o->mapped.Clear();
+  }
+  if (o->handle != 0 && !o->mapped.Empty()) {
+    const Status s = UnmapBo(ctx, m, o->handle, o->mapped);
+    if (s.ok()) {
+      o->mapped.Clear();
+      o->map_count = 0;
+    } else if (!force) {
+      return s;  // still mapped: the object stays as it was
+    }
+    // force (teardown): FREE unmaps a still-mapped BO in the kernel.
+  }
+  VaRange r{o->va, o->reserve_base, o->reserve_size, o->va_source};
+  // Reserved mode: the CPU view goes first, while a failure still leaves
+  // the object whole (GPU mappings aside, which a retry re-establishes).
+  HKE_RETURN_IF_ERROR(DropCpuView(ctx, r));
+  r.cpu_view_dropped = true;
+  if (o->handle != 0) {
+    const Status s = FreeBo(ctx, o->handle);
+    if (!s.ok()) return s;  // the kernel still holds it: keep the object for a retry
+    o->handle = 0;
+    o->mapped.Clear();
+    o->map_count = 0;
+  }
+  const Status v = ReleaseVa(ctx, m, r);
+  Unindex(m, o);
+  ReleaseSlot(m, SlotOf(m, o));
+  return v;
+}
+
+}  // namespace hke::memory::internal

@@ -1,0 +1,339 @@
+// hsaKmtMapMemoryToGPU(Nodes), hsaKmtUnmapMemoryToGPU,
+// hsaKmtRegisterMemory* and hsaKmtDeregisterMemory.
+//
+// Map targets, in priority: the explicit node list; the registered GPUs;
+// the owning GPU's peers (memory a GPU owns); every GPU. An explicit list
+// must lie inside the registered set when there is one. Mapping an object
+// unmaps the GPUs no longer wanted, then maps only the missing ones; a
+// userptr already mapped only gains a reference (its GPUs cannot change).
+// Unmapping memory that is not mapped succeeds (upstream; runtimes rely on
+// it), and so does unmapping NULL.
+//
+// Registration: on an APU it is a no-op (the GPU reaches all memory). In
+// SVM-API mode (KFD >= 1.5, every GPU reports SVMAPISupported) a range is
+// registered with one SVM SET_ATTR call (coherence flags) and mapped with
+// ACCESS_IN_PLACE attributes; the library keeps no record of it, so
+// Deregister/Unmap of an unknown address then succeed. Otherwise a userptr
+// BO covers the page-rounded range, is indexed by user address, and is
+// reference counted across identical registrations (a different node set
+// is MEMORY_ALREADY_REGISTERED). Registering memory the library allocated
+// only records the node set.
+#include "lib/core/checked.h"
+#include "lib/core/errno.h"
+#include "lib/core/text.h"
+#include "lib/device/kfd_device.h"
+#include "lib/memory/memory_internal.h"
+
+namespace hke::memory {
+
+using namespace internal;
+
+namespace {
+
+Status PageRange(const MemoryState& m, uint64_t addr, uint64_t size, uint64_t* start,
+                 uint64_t* rounded) {
+  const uint64_t page = m.page_size;
+  const uint64_t s = addr & ~(page - 1);
+  uint64_t end = 0;
+  if (!CheckedAdd(addr, size, &end) || !CheckedAlignUp(end, page, &end)) return Overflow();
+  *start = s;
+  *rounded = end - s;
+  return Status::Ok();
+}
+
+// One SVM SET_ATTR call over [start, start+size).
+Status SvmSet(Context& ctx, MemoryState& m, uint64_t start, uint64_t size,
+              const kfd::SvmAttribute* attrs, uint32_t n) {
+  uint32_t request = 0;
+  size_t bytes = 0;
+  Status s = kfd::BuildSvmCommand(start, size, kfd::kSvmOpSetAttr, attrs, n, m.svm_buffer,
+                                  sizeof(m.svm_buffer), &request, &bytes, m.page_size);
+  if (!s.ok()) return ctx.diag().Error(s, kArea, "the SVM request is invalid");
+  s = device::KfdIoctl(ctx, request, m.svm_buffer);
+  if (!s.ok()) {
+    FixedText<96> t;
+    t.Append("SVM SET_ATTR failed: ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, t.c_str());
+  }
+  return Status::Ok();
+}
+
+Status SvmMap(Context& ctx, MemoryState& m, uint64_t addr, uint64_t size, const GpuSet& gpus) {
+  uint64_t start = 0, rounded = 0;
+  HKE_RETURN_IF_ERROR(PageRange(m, addr, size, &start, &rounded));
+  kfd::SvmAttribute attrs[config::kMaxGpus];
+  uint32_t n = 0;
+  for (uint32_t g = 0; g < m.num_gpus; ++g) {
+    if (gpus.Has(g)) attrs[n++] = kfd::SvmAttribute{kfd::kSvmAttrAccessInPlace, m.gpus[g].gpu_id};
+  }
+  if (n == 0) return Status::Ok();
+  return SvmSet(ctx, m, start, rounded, attrs, n);
+}
+
+// Scratch backing is allocated when the range is mapped: VRAM, writable,
+// not coherent, on the owning GPU only (upstream).
+Status MapScratch(Context& ctx, MemoryState& m, MemObject* o, uint64_t* out_alternate_va) {
+  const uint32_t flags = kfd::kAllocMemVram | kfd::kAllocMemWritable | kfd::kAllocMemNoSubstitute;
+  uint64_t handle = o->handle, offset = o->mmap_offset;
+  // A backing BO whose free failed at the last unmap is reused.
+  const bool fresh = handle == 0;
+  if (fresh) HKE_RETURN_IF_ERROR(AllocBo(ctx, m, o->gpu, flags, o->va, o->size, 0, &handle, &offset));
+  GpuSet one;
+  one.Clear();
+  one.Add(o->gpu);
+  const Status s = MapBo(ctx, m, handle, one);
+  if (!s.ok()) {
+    if (fresh && !FreeBo(ctx, handle).ok()) {
+      o->handle = handle;  // keep it so Free can release it later
+      o->mmap_offset = offset;
+    }
+    return s;
+  }
+  o->handle = handle;
+  o->mmap_offset = offset;
+  o->mapped = one;
+  o->map_count = 1;
+  if (out_alternate_va != nullptr) *out_alternate_va = 0;
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status Map(Context& ctx, uint64_t addr, uint64_t size, const uint32_t* nodes, uint32_t num_nodes,
+           uint64_t* out_alternate_va) {
+  if (addr == 0) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(EnsureVm(ctx));
+  LockGuard lock(ctx.memory_lock());
+  MemoryState& m = ctx.memory();
+  GpuSet want;
+  if (nodes != nullptr) HKE_RETURN_IF_ERROR(NodesToGpus(ctx, m, nodes, num_nodes, &want));
+  MemObject* o = FindExact(m, addr);
+  if (o == nullptr) {
+    if (m.svm_api && m.dgpu) {
+      if (nodes == nullptr) AllGpus(m, &want);
+      HKE_RETURN_IF_ERROR(SvmMap(ctx, m, addr, size, want));
+      if (out_alternate_va != nullptr) *out_alternate_va = 0;
+      return Status::Ok();
+    }
+    return ctx.diag().Error(NotFound(), kArea, "MapMemoryToGPU: the address is not allocated or registered");
+  }
+  if (o->kind == ObjectKind::kNoAddress || o->va_source == VaSource::kHandleArena) {
+    return ctx.diag().Error(InvalidArgument(), kArea, "memory without a GPU VA cannot be mapped");
+  }
+  if (o->kind == ObjectKind::kHostCpu || o->kind == ObjectKind::kVaOnly) {
+    // APU system memory is reachable as is; a bare reservation has nothing to map.
+    ++o->map_count;
+    if (out_alternate_va != nullptr) *out_alternate_va = 0;
+    return Status::Ok();
+  }
+  if (nodes == nullptr) {
+    DefaultTargets(m, *o, &want);
+  } else if (!o->registered.Empty() && !want.SubsetOf(o->registered)) {
+    return ctx.diag().Error(InvalidArgument(), kArea,
+                            "MapMemoryToGPUNodes: a node is not in the registered set");
+  }
+  // A userptr's GPU VA is its own (the AlternateVAGPU the caller gets).
+  const uint64_t alternate =
+      o->kind == ObjectKind::kUserptr
+          ? o->va + (o->userptr & (static_cast<uint64_t>(m.page_size) - 1))
+          : 0;
+  if ((o->kind == ObjectKind::kUserptr || o->kind == ObjectKind::kScratch) && o->map_count > 0) {
+    if (nodes != nullptr && !(want == o->mapped)) {
+      return ctx.diag().Error(InvalidArgument(), kArea, "mapped memory of this kind cannot change its GPUs");
+    }
+    ++o->map_count;
+    if (out_alternate_va != nullptr) *out_alternate_va = alternate;
+    return Status::Ok();
+  }
+  if (o->kind == ObjectKind::kScratch) return MapScratch(ctx, m, o, out_alternate_va);
+  if (o->handle == 0) {
+    return ctx.diag().Error(Unsupported(), kArea, "this object cannot be mapped to a GPU");
+  }
+  // Drop GPUs no longer wanted (explicit lists only), then add the missing.
+  if (nodes != nullptr) {
+    GpuSet drop = o->mapped;
+    for (uint32_t w = 0; w < GpuSet::kWords; ++w) drop.bits[w] &= ~want.bits[w];
+    if (!drop.Empty()) {
+      HKE_RETURN_IF_ERROR(UnmapBo(ctx, m, o->handle, drop));
+      for (uint32_t w = 0; w < GpuSet::kWords; ++w) o->mapped.bits[w] &= ~drop.bits[w];
+    }
+  }
+  GpuSet add = want;
+  for (uint32_t w = 0; w < GpuSet::kWords; ++w) add.bits[w] &= ~o->mapped.bits[w];
+  if (!add.Empty()) {
+    HKE_RETURN_IF_ERROR(MapBo(ctx, m, o->handle, add));
+    for (uint32_t w = 0; w < GpuSet::kWords; ++w) o->mapped.bits[w] |= add.bits[w];
+  }
+  ++o->map_count;
+  if (out_alternate_va != nullptr) *out_alternate_va = alternate;
+  return Status::Ok();
+}
+
+Status Unmap(Context& ctx, uint64_t addr) {
+  if (addr == 0) return Status::Ok();
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  LockGuard lock(ctx.memory_lock());
+  MemoryState& m = ctx.memory();
+  if (!m.initialized) return ctx.diag().Error(NotFound(), kArea, "nothing is mapped");
+  MemObject* o = FindExact(m, addr);
+  if (o == nullptr) {
+    if (m.svm_api && m.dgpu) return Status::Ok();  // SVM ranges keep no record
+    return ctx.diag().Error(NotFound(), kArea, "UnmapMemoryToGPU: the address is not allocated or registered");
+  }
+  if (o->map_count == 0 || o->mapped.Empty()) {
+    o->map_count = 0;
+    return Status::Ok();
+  }
+  if ((o->kind == ObjectKind::kUserptr || o->kind == ObjectKind::kScratch) && o->map_count > 1) {
+    --o->map_count;
+    return Status::Ok();
+  }
+  HKE_RETURN_IF_ERROR(UnmapBo(ctx, m, o->handle, o->mapped));
+  o->mapped.Clear();
+  o->map_count = 0;
+  if (o->kind == ObjectKind::kScratch) {
+    // The backing exists only while mapped; a BO the kernel refuses to free
+    // stays with the object (the next map reuses it, Free retries).
+    const Status s = FreeBo(ctx, o->handle);
+    if (s.ok()) o->handle = 0;
+    return s;
+  }
+  return Status::Ok();
+}
+
+Status Register(Context& ctx, const RegisterArgs& a) {
+  if (a.addr == 0 || a.size == 0) return InvalidArgument();
+  if (a.nodes == nullptr && a.num_nodes != 0) return InvalidArgument();
+  HsaMemFlags f;
+  f.Value = a.flags;
+  if (a.has_flags && (!f.ui32.HostAccess || f.ui32.NonPaged)) {
+    return ctx.diag().Error(InvalidArgument(), kArea,
+                            "RegisterMemoryWithFlags needs HostAccess and paged memory");
+  }
+  HKE_RETURN_IF_ERROR(EnsureVm(ctx));
+  LockGuard lock(ctx.memory_lock());
+  MemoryState& m = ctx.memory();
+  GpuSet set;
+  set.Clear();
+  if (a.nodes != nullptr) HKE_RETURN_IF_ERROR(NodesToGpus(ctx, m, a.nodes, a.num_nodes, &set));
+  if (!m.dgpu) return Status::Ok();  // an APU's GPU reaches every page already
+
+  // Memory this library allocated: registration records the node set.
+  MemObject* o = FindExact(m, a.addr);
+  if (o != nullptr && o->kind != ObjectKind::kUserptr) {
+    if (a.nodes != nullptr) {
+      o->registered = set;
+      o->registered_explicitly = true;
+    }
+    ++o->register_count;
+    return Status::Ok();
+  }
+  uint64_t start = 0, rounded = 0;
+  HKE_RETURN_IF_ERROR(PageRange(m, a.addr, a.size, &start, &rounded));
+  // Plain registration is coarse grain (upstream); the Flags variant says.
+  const bool coarse = a.has_flags ? f.ui32.CoarseGrain != 0 : true;
+  const bool ext = a.has_flags && f.ui32.ExtendedCoherent;
+  if (m.svm_api) {
+    const kfd::SvmAttribute attrs[2] = {
+        {coarse ? kfd::kSvmAttrClrFlags : kfd::kSvmAttrSetFlags, kfd::kSvmFlagCoherent},
+        {ext ? kfd::kSvmAttrSetFlags : kfd::kSvmAttrClrFlags, kfd::kSvmFlagExtCoherent},
+    };
+    return SvmSet(ctx, m, start, rounded, attrs, 2);
+  }
+  if (o != nullptr) {
+    if (o->userptr_size != a.size) {
+      return ctx.diag().Error(AlreadyExists(), kArea,
+                              "the address is registered already with another size");
+    }
+    if (a.nodes != nullptr ? !(o->registered == set) : o->registered_explicitly) {
+      return ctx.diag().Error(AlreadyExists(), kArea,
+                              "the memory is registered already to other nodes");
+    }
+    ++o->register_count;
+    return Status::Ok();
+  }
+  if (m.num_gpus == 0) return ctx.diag().Error(Unsupported(), kArea, "no GPU to register memory with");
+  uint32_t slot = kNoSlot;
+  HKE_RETURN_IF_ERROR(TakeSlot(ctx, m, &slot));
+  o = &m.objects[slot];
+  o->kind = ObjectKind::kUserptr;
+  o->userptr = a.addr;
+  o->userptr_size = a.size;
+  o->size = rounded;
+  o->request_size = a.size;
+  // QueryPointerInfo reports the coherence of a registration, not the
+  // caller's other bits (upstream).
+  HsaMemFlags recorded;
+  recorded.Value = 0;
+  recorded.ui32.CoarseGrain = coarse ? 1 : 0;
+  recorded.ui32.ExtendedCoherent = ext ? 1 : 0;
+  o->mem_flags = recorded.Value;
+  o->register_count = 1;
+  // The GPU sees the pages at a VA of their own (upstream: a reservation
+  // in the SVM aperture of the registration's coherence).
+  VaRange r{};
+  const VaSource src = m.reserved_mode
+                           ? (coarse ? VaSource::kSvmArena : VaSource::kSvmCoherentArena)
+                           : VaSource::kMmap;
+  Status vs = ReserveVa(ctx, m, src, rounded, AutoAlign(m, rounded, 0), 0, &r);
+  if (!vs.ok()) {
+    ReleaseSlot(m, slot);
+    return vs;
+  }
+  o->va = r.va;
+  o->reserve_base = r.reserve_base;
+  o->reserve_size = r.reserve_size;
+  o->va_source = r.source;
+  uint16_t owner = 0;
+  for (uint16_t g = 0; g < m.num_gpus; ++g) {
+    if (a.nodes == nullptr || set.Has(g)) {
+      owner = g;
+      break;
+    }
+  }
+  o->gpu = owner;
+  o->node = m.gpus[owner].node;
+  if (a.nodes != nullptr) {
+    o->registered = set;
+    o->registered_explicitly = true;
+  }
+  uint32_t flags = kfd::kAllocMemUserptr | kfd::kAllocMemWritable | kfd::kAllocMemExecutable |
+                   kfd::kAllocMemNoSubstitute;
+  if (!coarse) flags |= kfd::kAllocMemCoherent;
+  if (ext) flags |= kfd::kAllocMemExtCoherent;
+  Status s = AllocBo(ctx, m, owner, flags, o->va, rounded, start, &o->handle, &o->mmap_offset);
+  if (s.ok()) s = Index(ctx, m, o);
+  if (!s.ok()) {
+    if (o->handle != 0) (void)FreeBo(ctx, o->handle);
+    (void)ReleaseVa(ctx, m, r);
+    ReleaseSlot(m, slot);
+    return s;
+  }
+  return Status::Ok();
+}
+
+Status Deregister(Context& ctx, uint64_t addr) {
+  if (addr == 0) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  LockGuard lock(ctx.memory_lock());
+  MemoryState& m = ctx.memory();
+  if (!m.initialized || !m.dgpu) return Status::Ok();
+  MemObject* o = FindExact(m, addr);
+  if (o == nullptr) {
+    if (m.svm_api) return Status::Ok();  // SVM registrations keep no record
+    return ctx.diag().Error(NotFound(), kArea, "DeregisterMemory: the address is not registered");
+  }
+  if (o->kind != ObjectKind::kUserptr && o->kind != ObjectKind::kDmabufImport) {
+    o->registered.Clear();
+    o->registered_explicitly = false;
+    if (o->register_count > 0) --o->register_count;
+    return Status::Ok();
+  }
+  if (o->register_count > 1) {
+    --o->register_count;
+    return Status::Ok();
+  }
+  return DestroyObject(ctx, m, o);
+}
+
+}  // namespace hke::memory

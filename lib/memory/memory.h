@@ -1,0 +1,323 @@
+// The memory subsystem of a context: the GPU virtual address space
+// (apertures, VA reservations, the KFD VM of every GPU) and the lifecycle of
+// every memory object (allocate, register, map, unmap, free, query, share).
+//
+// Model (upstream's fmm.c/memory.c semantics, with fixed-capacity storage):
+//  - VM bring-up (InitVm) runs once per open epoch, right after the
+//    topology snapshot gave the visible GPUs and the process apertures:
+//    ACQUIRE_VM on each GPU's render fd, SET_MEMORY_POLICY (default
+//    coherent, the whole SVM range as the alternate aperture), then the
+//    MMIO_REMAP page of each GPU (ALLOC, mmap of /dev/kfd, MAP). The last
+//    hsaKmtCloseKFD releases every object and the MMIO pages (Teardown);
+//    a fork child forgets the state without any I/O.
+//  - Every memory object lives in a slot of a fixed table (MemoryState::
+//    objects) and is indexed by its GPU VA range in one AVL range tree
+//    (disjoint ranges); registered user memory (userptr BOs, which get a
+//    GPU VA of their own, as upstream) is also indexed by its CPU range in
+//    a second tree that allows overlaps. Exact and containing lookups are
+//    O(log n); nothing walks a list.
+//  - VA comes from one of three sources: the kernel's mmap (PROT_NONE
+//    NORESERVE reservations, upstream's default "mmap mode" for GPUs whose
+//    GPUVM reaches 2^47); a VaArena over the shared SVM range (reserved
+//    mode: HSA_RESERVE_SVM / hke_config flag, or GPUs with a narrower
+//    GPUVM); and a VaArena over the handle-only aperture above 2^47 (VRAM
+//    allocated with NoAddress; never CPU-visible).
+//
+// Ownership: the state is part of the Context (no heap). BO handles, CPU
+// mappings and VA reservations recorded here are owned by the context and
+// released by Free/Deregister/Teardown.
+//
+// Threading: every public function takes the context's memory lock itself
+// (memory_lock; lock order topology_lock -> memory_lock -> lock). The lock
+// is held across the kernel calls of one operation, so operations are
+// serialised per context.
+#ifndef HKE_LIB_MEMORY_MEMORY_H_
+#define HKE_LIB_MEMORY_MEMORY_H_
+
+#include <cstdint>
+
+#include "hsakmt/hsakmttypes.h"
+#include "lib/core/config.h"
+#include "lib/core/status.h"
+#include "lib/kfd/encode.h"
+#include "lib/memory/range_tree.h"
+#include "lib/memory/va_arena.h"
+
+namespace hke {
+class Context;
+}
+
+namespace hke::memory {
+
+// A set of GPUs by index into MemoryState::gpus.
+struct GpuSet {
+  static constexpr uint32_t kWords = (config::kMaxGpus + 63) / 64;
+  uint64_t bits[kWords];
+
+  void Clear() {
+    for (uint32_t i = 0; i < kWords; ++i) bits[i] = 0;
+  }
+  bool Has(uint32_t g) const { return (bits[g / 64] >> (g % 64)) & 1u; }
+  void Add(uint32_t g) { bits[g / 64] |= 1ull << (g % 64); }
+  void Remove(uint32_t g) { bits[g / 64] &= ~(1ull << (g % 64)); }
+  bool Empty() const {
+    for (uint32_t i = 0; i < kWords; ++i) {
+      if (bits[i] != 0) return false;
+    }
+    return true;
+  }
+  uint32_t Count() const {
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < kWords; ++i) n += static_cast<uint32_t>(__builtin_popcountll(bits[i]));
+    return n;
+  }
+  bool operator==(const GpuSet& o) const {
+    for (uint32_t i = 0; i < kWords; ++i) {
+      if (bits[i] != o.bits[i]) return false;
+    }
+    return true;
+  }
+  bool SubsetOf(const GpuSet& o) const {
+    for (uint32_t i = 0; i < kWords; ++i) {
+      if ((bits[i] & ~o.bits[i]) != 0) return false;
+    }
+    return true;
+  }
+};
+
+// What a memory object is; decides which resources Free releases.
+enum class ObjectKind : uint8_t {
+  kDevice,      // VRAM BO, CPU-mapped from the render node at its VA
+  kHostGtt,     // GTT BO (non-paged system memory)
+  kHostPaged,   // anonymous pages at the VA + a userptr BO over them
+  kHostCpu,     // APU system memory: anonymous pages, no BO
+  kVaOnly,      // OnlyAddress: a VA reservation without backing
+  kNoAddress,   // NoAddress VRAM: a BO in the handle aperture, no CPU view
+  kUserptr,     // registered user memory (userptr BO, indexed by user address)
+  kScratch,     // the node's scratch backing range
+  kMmio,        // the MMIO_REMAP page of a GPU (internal)
+  kDmabufImport,  // imported graphics / IPC buffer
+};
+
+// Where an object's VA came from.
+enum class VaSource : uint8_t { kNone, kMmap, kSvmArena, kSvmCoherentArena, kHandleArena };
+
+// One memory object. Slots are initialised when taken, never at context
+// construction (the table may be tens of megabytes of untouched storage).
+struct MemObject {
+  uint64_t va;            // start of the object as the GPU sees it
+  uint64_t size;          // VA bytes at va (doubled for AQL queue memory)
+  uint64_t request_size;  // bytes the caller asked for
+  uint64_t reserve_base;  // the VA reservation holding the object (guards included)
+  uint64_t reserve_size;
+  uint64_t userptr;       // kUserptr: the caller's address (not page aligned)
+  uint64_t userptr_size;  // kUserptr: the caller's size
+  uint64_t handle;        // KFD BO handle; 0 when there is no BO
+  uint64_t user_data;     // hsaKmtSetMemoryUserData
+  uint64_t mmap_offset;   // render-node offset of the BO (kDevice, kHostGtt)
+  uint32_t mem_flags;     // HsaMemFlags.Value as allocated
+  uint32_t node;          // owner node (user id)
+  uint32_t register_count;
+  uint32_t map_count;
+  uint32_t index_node;    // node in va_index (every object)
+  uint32_t user_index_node;  // kUserptr: node in user_index
+  uint32_t next_free;     // free-list link while the slot is free
+  uint16_t gpu;           // index of the GPU that owns the BO (kNoGpu for none)
+  ObjectKind kind;
+  VaSource va_source;
+  bool registered_explicitly;  // RegisterMemoryToNodes gave the node set
+  bool ipc_import;             // kDmabufImport from an IPC share handle
+  bool kernel_owned;           // the kernel keeps the BO (events page): no UNMAP/FREE
+  bool in_use;
+  GpuSet registered;      // GPUs the object may be mapped to
+  GpuSet mapped;          // GPUs it is mapped to now
+};
+
+inline constexpr uint16_t kNoGpu = 0xffff;
+
+// VM state of one GPU, captured from the topology at InitVm.
+struct GpuVm {
+  uint32_t gpu_id;
+  uint32_t node;          // user node id
+  uint32_t render_minor;
+  int render_fd;          // borrowed from DeviceState; valid while open
+  uint32_t device_id;
+  uint32_t gfx_major;     // from the node's gfx target version
+  bool vm_acquired;
+  bool svm_api;           // the node reports SVMAPISupported
+  kfd::AddressRange lds;
+  kfd::AddressRange scratch;
+  kfd::AddressRange gpuvm;
+  uint64_t mmio_va;       // 0: not mapped
+  uint64_t mmio_handle;
+  uint32_t mmio_object;   // slot of the MMIO object
+  GpuSet peers;           // GPUs that may map this GPU's VRAM (IO links)
+};
+
+// The storage sizes of the subsystem (lib/core/config.h).
+inline constexpr uint32_t kMaxObjects = config::kMaxVaObjects;
+// Range-tree nodes: one index node per object, plus the free ranges of the
+// arenas (two nodes each, at most objects + 1 per arena).
+inline constexpr uint32_t kRangeNodes = 3 * config::kMaxVaObjects + 16;
+// Distinct node-id lists QueryPointerInfo can hand out (interned by GPU
+// set; the arrays stay valid for the context's lifetime).
+#if defined(HKE_CONFIG_SMALL_BOARD)
+inline constexpr uint32_t kMaxNodeLists = 8;
+#else
+inline constexpr uint32_t kMaxNodeLists = 256;
+#endif
+
+// Attributes one SVM call may carry.
+#if defined(HKE_CONFIG_SMALL_BOARD)
+inline constexpr uint32_t kSvmAttrCapacity = 64;
+#else
+inline constexpr uint32_t kSvmAttrCapacity = kfd::kSvmMaxAttributes;
+#endif
+
+struct NodeList {
+  GpuSet set;
+  uint32_t count;
+  HSAuint32 nodes[config::kMaxGpus];
+};
+
+struct MemoryState {
+  // Lifecycle.
+  bool initialized;       // InitVm done for `epoch`
+  uint32_t epoch;
+  bool dgpu;              // upstream's is_dgpu
+  bool svm_api;           // register/map through the SVM ioctl
+  bool reserved_mode;     // SVM VA from the arenas instead of mmap
+  uint32_t page_size;
+  uint32_t align_order_max;  // largest automatic alignment = page << order
+  uint64_t svm_base, svm_limit;       // inclusive limit; 0/0 without SVM
+  uint64_t handle_base, handle_size;  // the handle-only aperture
+  bool handle_reserved;  // 32-bit: the aperture is a PROT_NONE window we mapped
+  // GPUs.
+  uint32_t num_gpus;
+  GpuVm gpus[config::kMaxGpus];
+  uint32_t num_nodes;
+  uint16_t gpu_of_node[config::kMaxNodes];
+  // Objects and indexes.
+  uint32_t live_objects;
+  uint32_t object_high_water;  // slots [0, high_water) have been initialised
+  uint32_t free_object;        // head of the free-slot list (kNil: none)
+  MemObject objects[kMaxObjects];
+  FixedRangeNodePool<kRangeNodes> nodes;
+  RangeTree va_index;    // every object by [va, va+size) (GPU VA; disjoint)
+  RangeTree user_index;  // userptr objects by [userptr page, rounded size) (may overlap)
+  VaArena svm_arena;           // reserved mode: coarse-grain (default) aperture
+  VaArena svm_coherent_arena;  // reserved mode: fine-grain (alternate) aperture
+  VaArena handle_arena;
+  // QueryPointerInfo node lists.
+  uint32_t num_node_lists;
+  NodeList node_lists[kMaxNodeLists];
+  // XNACK as last set (-1: never set).
+  int32_t xnack;
+  // SVM request scratch (under the memory lock).
+  kfd::SvmAttribute svm_attrs[kSvmAttrCapacity];
+  alignas(8) unsigned char svm_buffer[sizeof(kfd::SvmArgs) +
+                                      kSvmAttrCapacity * sizeof(kfd::SvmAttribute)];
+
+  // Prepares the state for a context; touches only the small members.
+  void Construct();
+};
+
+// Lifecycle ---------------------------------------------------------------
+
+// Brings the VM up for the current open epoch if it is not (reads the
+// topology snapshot's GPUs and apertures). Called by the topology's
+// Acquire with the topology lock held, and (through EnsureVm) by every
+// memory call.
+Status InitVmLocked(Context& ctx);
+// Takes the topology lock, acquires the topology if it is not current
+// (which runs InitVm), and checks that the VM is up.
+Status EnsureVm(Context& ctx);
+// Releases every object, the MMIO pages and the reservations (last close).
+// An object the kernel refuses to free stays tracked and the first such
+// failure is returned (the caller keeps the device open so a later close
+// can retry); kernel-owned objects only lose their CPU view.
+Status Teardown(Context& ctx);
+// Forgets every object without I/O (fork child, context teardown).
+void Forget(Context& ctx);
+
+// The MMIO page of a GPU, for the topology's MMIO_REMAP bank (0: none).
+uint64_t MmioBase(Context& ctx, uint32_t gpu_id);
+
+// Operations ---------------------------------------------------------------
+
+struct AllocArgs {
+  uint32_t node;
+  uint64_t size;
+  uint64_t align;     // 0: automatic
+  uint32_t flags;     // HsaMemFlags.Value
+  uint64_t address;   // FixedAddress: the requested VA
+};
+Status Alloc(Context& ctx, const AllocArgs& args, uint64_t* out_addr);
+Status Free(Context& ctx, uint64_t addr);
+
+// nodes == nullptr: the default set (registered GPUs, else peers, else all).
+Status Map(Context& ctx, uint64_t addr, uint64_t size, const uint32_t* nodes, uint32_t num_nodes,
+           uint64_t* out_alternate_va);
+Status Unmap(Context& ctx, uint64_t addr);
+
+struct RegisterArgs {
+  uint64_t addr;
+  uint64_t size;
+  const uint32_t* nodes;  // nullptr: every GPU
+  uint32_t num_nodes;
+  bool has_flags;         // RegisterMemoryWithFlags
+  uint32_t flags;         // HsaMemFlags.Value
+};
+Status Register(Context& ctx, const RegisterArgs& args);
+Status Deregister(Context& ctx, uint64_t addr);
+
+Status QueryPointer(Context& ctx, uint64_t addr, HsaPointerInfo* out);
+Status SetUserData(Context& ctx, uint64_t addr, uint64_t user_data);
+Status Available(Context& ctx, uint32_t node, uint64_t* out_bytes);
+
+Status SetXnack(Context& ctx, int32_t enable);
+Status GetXnack(Context& ctx, int32_t* out_enable);
+Status SvmSetAttr(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
+                  const HSA_SVM_ATTRIBUTE* attrs);
+Status SvmGetAttr(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
+                  HSA_SVM_ATTRIBUTE* attrs);
+
+// Marks the object starting at `addr` as owned by the kernel from now on
+// (the events page once CREATE_EVENT took it: the KFD frees it only with
+// the process). Free/Teardown then drop it without UNMAP or FREE.
+Status MarkKernelOwned(Context& ctx, uint64_t addr);
+
+// The KFD handle and owning gpu_id of the object starting at `addr` (for
+// subsystems that pass BOs to the kernel, e.g. the events page).
+Status BufferHandle(Context& ctx, uint64_t addr, uint64_t* out_handle, uint32_t* out_gpu_id);
+
+Status ExportDmabuf(Context& ctx, uint64_t addr, uint64_t size, uint64_t flags, int* out_fd,
+                    uint64_t* out_offset);
+
+struct GraphicsArgs {
+  uint64_t dmabuf_fd;
+  const uint32_t* nodes;  // nullptr: none given
+  uint32_t num_nodes;
+  bool requires_va;       // HSA_REGISTER_MEM_FLAGS.requiresVAddr
+};
+Status RegisterGraphics(Context& ctx, const GraphicsArgs& args, HsaGraphicsResourceInfo* out);
+Status ShareMemory(Context& ctx, uint64_t addr, uint64_t size, HsaSharedMemoryHandle* out);
+Status RegisterShared(Context& ctx, const HsaSharedMemoryHandle* handle, const uint32_t* nodes,
+                      uint32_t num_nodes, uint64_t* out_addr, uint64_t* out_size);
+
+// Introspection --------------------------------------------------------------
+
+struct Stats {
+  uint32_t live_objects;
+  uint32_t object_capacity;
+  uint32_t range_nodes_used;
+  uint32_t range_nodes_capacity;
+  uint64_t handle_free_bytes;
+};
+Status GetStats(Context& ctx, Stats* out);
+// Checks every index and arena (debug builds, tests, fuzzing).
+Status CheckInvariants(Context& ctx);
+
+}  // namespace hke::memory
+
+#endif  // HKE_LIB_MEMORY_MEMORY_H_

@@ -1,0 +1,118 @@
+// 100,000 random memory operations of mixed sizes and kinds on a dGPU
+// board: the indexes and arenas satisfy every invariant after every step,
+// QueryPointerInfo agrees with a reference model, and at the end nothing
+// is left (objects, range nodes, kernel BOs).
+#include <cstdint>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "tests/memory/support.h"
+
+using memtest::Flags;
+using memtest::SimBoard;
+
+namespace {
+
+struct Live {
+  uint64_t size;
+  uint32_t node;
+  bool mappable;
+  bool mapped;
+};
+
+}  // namespace
+
+TEST_CASE("100k random alloc/map/unmap/free steps keep every invariant and leak nothing") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  HsaSystemProperties sys;
+  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  kfdsim_set_trace(b.sim(), nullptr, nullptr);  // 100k steps: keep no trace
+  const hke_memory_stats start = b.Stats();
+  std::mt19937_64 rng(20261202);
+  std::map<uint64_t, Live> live;  // address -> model
+  const uint64_t sizes[] = {4096, 8192, 65536, 3 * 65536, 1 << 20, 2 << 20};
+  uint64_t allocs = 0, frees = 0, maps = 0, queries = 0;
+  constexpr int kSteps = 100000;
+  for (int step = 0; step < kSteps; ++step) {
+    const uint32_t op = static_cast<uint32_t>(rng() % 10);
+    if (op < 4 && live.size() < 400) {
+      HsaMemFlags f = Flags();
+      uint32_t node = 0;
+      bool mappable = true;
+      switch (rng() % 5) {
+        case 0: f.ui32.HostAccess = 1; break;  // system paged
+        case 1: f.ui32.HostAccess = 1; f.ui32.NonPaged = 1; break;  // GTT
+        case 2: node = 2 + static_cast<uint32_t>(rng() % 4); f.ui32.NonPaged = 1; break;
+        case 3:
+          node = 2 + static_cast<uint32_t>(rng() % 4);
+          f.ui32.NonPaged = 1;
+          f.ui32.NoAddress = 1;
+          mappable = false;
+          break;
+        default:
+          node = 2;
+          f.ui32.NonPaged = 1;
+          f.ui32.OnlyAddress = 1;
+          break;
+      }
+      const uint64_t size = sizes[rng() % 6];
+      void* p = nullptr;
+      const HSAKMT_STATUS s = hsaKmtAllocMemory(node, size, f, &p);
+      REQUIRE(s == HSAKMT_STATUS_SUCCESS);
+      REQUIRE(live.count(reinterpret_cast<uintptr_t>(p)) == 0);
+      live[reinterpret_cast<uintptr_t>(p)] = Live{size, node, mappable, false};
+      ++allocs;
+    } else if (op < 7 && !live.empty()) {
+      auto it = live.begin();
+      std::advance(it, static_cast<long>(rng() % live.size()));
+      REQUIRE(hsaKmtFreeMemory(reinterpret_cast<void*>(it->first), it->second.size) ==
+              HSAKMT_STATUS_SUCCESS);
+      live.erase(it);
+      ++frees;
+    } else if (op < 9 && !live.empty()) {
+      auto it = live.begin();
+      std::advance(it, static_cast<long>(rng() % live.size()));
+      void* p = reinterpret_cast<void*>(it->first);
+      if (!it->second.mappable) {
+        CHECK(hsaKmtMapMemoryToGPU(p, it->second.size, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+      } else if (it->second.mapped) {
+        REQUIRE(hsaKmtUnmapMemoryToGPU(p) == HSAKMT_STATUS_SUCCESS);
+        it->second.mapped = false;
+      } else {
+        REQUIRE(hsaKmtMapMemoryToGPU(p, it->second.size, nullptr) == HSAKMT_STATUS_SUCCESS);
+        it->second.mapped = true;
+      }
+      ++maps;
+    } else if (!live.empty()) {
+      auto it = live.begin();
+      std::advance(it, static_cast<long>(rng() % live.size()));
+      const uint64_t inside = it->first + rng() % it->second.size;
+      HsaPointerInfo info;
+      REQUIRE(hsaKmtQueryPointerInfo(reinterpret_cast<void*>(inside), &info) ==
+              HSAKMT_STATUS_SUCCESS);
+      REQUIRE(info.GPUAddress == it->first);
+      REQUIRE(info.SizeInBytes == it->second.size);
+      REQUIRE(info.Node == it->second.node);
+      ++queries;
+    }
+    const hke_status_t c = hke_memory_check(hke_default_context());
+    if (c != HKE_OK) {
+      INFO("step " << step << ": " << b.LastDiag());
+      REQUIRE(c == HKE_OK);
+    }
+  }
+  for (const auto& [addr, l] : live) {
+    REQUIRE(hsaKmtFreeMemory(reinterpret_cast<void*>(addr), l.size) == HSAKMT_STATUS_SUCCESS);
+  }
+  const hke_memory_stats end = b.Stats();
+  CHECK(end.live_objects == start.live_objects);
+  CHECK(end.range_nodes_used == start.range_nodes_used);
+  CHECK(end.handle_aperture_free == start.handle_aperture_free);
+  CHECK(hke_memory_check(hke_default_context()) == HKE_OK);
+  MESSAGE("allocs " << allocs << ", frees " << frees << ", map/unmap " << maps << ", queries "
+                    << queries);
+  CHECK(allocs > 30000);
+  CHECK(queries > 5000);
+}
