@@ -14,11 +14,6 @@
 #     becomes `<mapped>` when nonzero: it is where this process mapped the
 #     MMIO page, different in every run;
 #   - each dump gets a last line `exit=<status>` of its program.
-#   - with HKE_ORACLE_WITHOUT_MMIO_BANK=1, Debian's MMIO_REMAP bank (HeapType
-#     7, always the last bank of a GPU node) is removed from its dump and its
-#     NumMemoryBanks lowered by one, and the removal is printed: our library
-#     does not map the MMIO page yet (the memory subsystem does that); this
-#     switch goes away when it does.
 # A key whose values differ (or that only one side prints) is a difference.
 # It is tolerated when the whole key matches a regex (POSIX ERE, anchored at
 # both ends) in the known-differences file: one `key-regex<TAB>reason` per
@@ -81,28 +76,18 @@ run_oracle() {  # <program> <output>
 
 # normalise <side> <raw> <out>
 normalise() {
-  awk -v side="$1" -v drop_mmio="${HKE_ORACLE_WITHOUT_MMIO_BANK:-0}" \
+  awk -v side="$1" \
       -v newer_node="^node\\.[0-9]+\\.($NEWER_NODE_FIELDS)=" \
       -v newer_link="^node\\.[0-9]+\\.link\\.[0-9]+\\.($NEWER_LINK_FIELDS)=" '
     FNR == NR {
       if ($0 ~ /^node\.[0-9]+\.mem\.[0-9]+\.HeapType=7$/) {
         k = $0; sub(/HeapType=7$/, "VirtualBaseAddress", k); mmio[k] = 1
-        p = $0; sub(/\.HeapType=7$/, ".", p); mmio_prefix[p] = 1
-        n = $0; sub(/\.mem\.[0-9]+\.HeapType=7$/, ".NumMemoryBanks", n); mmio_node[n] = 1
       }
       next
     }
     side == "ours" && ($0 ~ newer_node || $0 ~ newer_link) { next }
     {
       eq = index($0, "="); key = substr($0, 1, eq - 1); value = substr($0, eq + 1)
-      if (side == "debian" && drop_mmio == "1") {
-        pre = key; sub(/[^.]+$/, "", pre)
-        if (pre in mmio_prefix) next
-        if (key in mmio_node) {
-          print "compare.sh: without the MMIO_REMAP bank: " key " " value " -> " (value - 1) > "/dev/stderr"
-          value = value - 1
-        }
-      }
       if ((key in mmio) && value != "0x0") value = "<mapped>"
       print key "=" value
     }' "$2" "$2" > "$3"
