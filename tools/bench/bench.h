@@ -27,6 +27,10 @@ enum Library : int { kOurs = 0, kDebian = 1, kLibraryCount = 2 };
 // library status.
 constexpr int kHarnessError = -1;
 
+// A case that cannot run on this host (e.g. a kernel limit is too low);
+// Outcome::call then says why. Reported as "skipped", never as a failure.
+constexpr int kHarnessSkipped = -2;
+
 // HSAKMT_STATUS values the driver names (identical in both headers).
 constexpr int kStatusSuccess = 0;
 constexpr int kStatusNotImplemented = 10;
@@ -45,21 +49,38 @@ struct Work {
   uint64_t mem_banks = 0;
   uint64_t caches = 0;
   uint64_t io_links = 0;
+  uint64_t bytes = 0;  // memory allocated (and freed) by the iteration
+  uint64_t live = 0;   // allocations alive while the iteration ran
+  // Operations the iteration timed (0 counts as 1): times and allocation
+  // counts are reported per operation (query-pointer batches its queries so
+  // that the clock's own cost stays small against one lookup).
+  uint64_t ops = 0;
   bool operator==(const Work& o) const {
     return nodes == o.nodes && mem_banks == o.mem_banks && caches == o.caches &&
-           io_links == o.io_links;
+           io_links == o.io_links && bytes == o.bytes && live == o.live && ops == o.ops;
   }
 };
 
-// One case on one library. Iterate() is the measured region: the ours side
-// must not allocate in it (the driver counts and reports).
+// Parameters of a case row (main.cc's kCases); each case reads what it needs.
+struct CaseParams {
+  uint64_t size = 0;  // alloc-map-free: bytes per allocation
+  bool vram = false;  // alloc-map-free: device memory of the first GPU node, else system memory
+  uint32_t live = 0;  // query-pointer: live allocations
+};
+
+// One case on one library. Setup() runs once, unmeasured, before the first
+// iteration (opening the device, populating allocations); a failure there
+// is reported like a failed iteration. Iterate() is the measured region:
+// the ours side must not allocate in it (the driver counts and reports).
+// The destructor undoes Setup (frees, closes).
 class CaseRun {
  public:
   virtual ~CaseRun() = default;
+  virtual Outcome Setup() { return Outcome{}; }
   virtual Outcome Iterate(Work* work) = 0;
 };
 
-using CaseFactory = std::unique_ptr<CaseRun> (*)(std::string* error);
+using CaseFactory = std::unique_ptr<CaseRun> (*)(const CaseParams& params, std::string* error);
 
 // ---- ours.cc -----------------------------------------------------------------
 // Configures the default context with the Linux platform (so every libc
@@ -67,15 +88,23 @@ using CaseFactory = std::unique_ptr<CaseRun> (*)(std::string* error);
 // are kept in a fixed buffer; LastOursDiagnostic() returns the latest one.
 bool OursSetup(std::string* error);
 const char* LastOursDiagnostic();
-std::unique_ptr<CaseRun> OursOpenClose(std::string* error);
-std::unique_ptr<CaseRun> OursTopologyCycle(std::string* error);
+std::unique_ptr<CaseRun> OursOpenClose(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> OursTopologyCycle(const CaseParams& params, std::string* error);
+// The same cycle with HKE_CONFIG_REPARSE_TOPOLOGY: every Acquire parses the
+// sysfs tree, as the first Acquire of a context does (the default context
+// is reconfigured for the run and back afterwards).
+std::unique_ptr<CaseRun> OursTopologyCycleCold(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> OursAllocMapFree(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> OursQueryPointer(const CaseParams& params, std::string* error);
 
 // ---- debian.cc ---------------------------------------------------------------
 // dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym of every entry point the
 // cases use.
 bool DebianLoad(const char* path, std::string* error);
-std::unique_ptr<CaseRun> DebianOpenClose(std::string* error);
-std::unique_ptr<CaseRun> DebianTopologyCycle(std::string* error);
+std::unique_ptr<CaseRun> DebianOpenClose(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> DebianTopologyCycle(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> DebianAllocMapFree(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> DebianQueryPointer(const CaseParams& params, std::string* error);
 
 }  // namespace hkebench
 

@@ -38,6 +38,11 @@ struct Functions {
   decltype(&debian::hsaKmtGetNodeMemoryProperties) memory = nullptr;
   decltype(&debian::hsaKmtGetNodeCacheProperties) caches = nullptr;
   decltype(&debian::hsaKmtGetNodeIoLinkProperties) links = nullptr;
+  decltype(&debian::hsaKmtAllocMemory) alloc = nullptr;
+  decltype(&debian::hsaKmtFreeMemory) free = nullptr;
+  decltype(&debian::hsaKmtMapMemoryToGPU) map = nullptr;
+  decltype(&debian::hsaKmtUnmapMemoryToGPU) unmap = nullptr;
+  decltype(&debian::hsaKmtQueryPointerInfo) query = nullptr;
 };
 Functions g_fn;
 
@@ -57,6 +62,20 @@ struct DebianApi {
     return g_fn.caches(n, proc, c, p);
   }
   static int GetLinks(uint32_t n, uint32_t c, Link* p) { return g_fn.links(n, c, p); }
+  using MemFlags = debian::HsaMemFlags;
+  using PointerInfo = debian::HsaPointerInfo;
+  static int Alloc(uint32_t node, uint64_t size, MemFlags f, void** p) {
+    return g_fn.alloc(node, size, f, p);
+  }
+  static int Free(void* p, uint64_t size) { return g_fn.free(p, size); }
+  static int Map(void* p, uint64_t size, uint64_t* alternate) {
+    debian::HSAuint64 alt = 0;
+    const int s = g_fn.map(p, size, &alt);
+    *alternate = alt;
+    return s;
+  }
+  static int Unmap(void* p) { return g_fn.unmap(p); }
+  static int Query(const void* p, PointerInfo* info) { return g_fn.query(p, info); }
 };
 
 // Entries per node in the output arrays; Debian has no compile-time
@@ -91,14 +110,19 @@ bool DebianLoad(const char* path, std::string* error) {
       !Resolve(h, "hsaKmtGetNodeProperties", &f.node, error) ||
       !Resolve(h, "hsaKmtGetNodeMemoryProperties", &f.memory, error) ||
       !Resolve(h, "hsaKmtGetNodeCacheProperties", &f.caches, error) ||
-      !Resolve(h, "hsaKmtGetNodeIoLinkProperties", &f.links, error)) {
+      !Resolve(h, "hsaKmtGetNodeIoLinkProperties", &f.links, error) ||
+      !Resolve(h, "hsaKmtAllocMemory", &f.alloc, error) ||
+      !Resolve(h, "hsaKmtFreeMemory", &f.free, error) ||
+      !Resolve(h, "hsaKmtMapMemoryToGPU", &f.map, error) ||
+      !Resolve(h, "hsaKmtUnmapMemoryToGPU", &f.unmap, error) ||
+      !Resolve(h, "hsaKmtQueryPointerInfo", &f.query, error)) {
     return false;
   }
   g_fn = f;
   return true;
 }
 
-std::unique_ptr<CaseRun> DebianOpenClose(std::string* error) {
+std::unique_ptr<CaseRun> DebianOpenClose(const CaseParams&, std::string* error) {
   if (g_fn.open == nullptr) {
     *error = "Debian's libhsakmt is not loaded";
     return nullptr;
@@ -106,12 +130,28 @@ std::unique_ptr<CaseRun> DebianOpenClose(std::string* error) {
   return std::unique_ptr<CaseRun>(new OpenClose<DebianApi>());
 }
 
-std::unique_ptr<CaseRun> DebianTopologyCycle(std::string* error) {
+std::unique_ptr<CaseRun> DebianTopologyCycle(const CaseParams&, std::string* error) {
   if (g_fn.open == nullptr) {
     *error = "Debian's libhsakmt is not loaded";
     return nullptr;
   }
   return std::unique_ptr<CaseRun>(new TopologyCycle<DebianApi>(kDebianPerNode));
+}
+
+std::unique_ptr<CaseRun> DebianAllocMapFree(const CaseParams& params, std::string* error) {
+  if (g_fn.open == nullptr) {
+    *error = "Debian's libhsakmt is not loaded";
+    return nullptr;
+  }
+  return std::unique_ptr<CaseRun>(new AllocMapFree<DebianApi>(params.size, params.vram));
+}
+
+std::unique_ptr<CaseRun> DebianQueryPointer(const CaseParams& params, std::string* error) {
+  if (g_fn.open == nullptr) {
+    *error = "Debian's libhsakmt is not loaded";
+    return nullptr;
+  }
+  return std::unique_ptr<CaseRun>(new QueryPointer<DebianApi>(params.live));
 }
 
 }  // namespace hkebench

@@ -5,16 +5,21 @@
 //
 //   LD_PRELOAD=.../libkfdsim-preload.so KFDSIM_BOARD=apu-embedded hke-bench [options]
 //
-// For each case and library: median and p99 wall time per iteration, heap
-// allocations per iteration (see heap_count.h for how they are charged), and
-// the ratio Debian/ours of the medians. A Markdown table goes to stdout;
+// For each case and library: median and p99 wall time per operation (an
+// iteration, or one of the operations a batching case does per iteration),
+// heap allocations per operation (see heap_count.h for how they are
+// charged), and the ratio Debian/ours of the medians. A Markdown table goes to stdout;
 // --records appends one JSON object per (case, library) for report.py.
 // tools/bench/run.sh runs every board and tree; README.md explains the rest.
 //
-// Single-threaded. Exit status: 0 when every case ran or was reported as not
-// implemented in ours, 1 on a harness or library failure, 2 on bad usage.
+// Single-threaded. Exit status: 0 when every case ran, was reported as not
+// implemented in ours or was skipped (a host limit, named in the row), 1 on
+// a harness or library failure, 2 on bad usage.
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
@@ -52,17 +57,76 @@ struct Options {
 
 // ---- cases ---------------------------------------------------------------------
 // One row per case. The cases still to come (README.md, "To come") add rows
-// here with a factory per side in ours.cc and debian.cc.
+// here with a factory per side in ours.cc and debian.cc. A name with a slash
+// is one variant of a family ("alloc-map-free/vram-64M"); report.py puts a
+// family in one table.
 struct CaseDef {
   const char* name;
   const char* issue;  // the issue that defines it
   CaseFactory factory[kLibraryCount];
+  CaseParams params;
+  // Run each library in a process of its own (hke-bench runs itself again
+  // with --only) when both are selected. A process has one GPU VM per device:
+  // ACQUIRE_VM binds it to one render-node file and refuses another with
+  // EBUSY, for the life of the process, so two thunks that both map memory
+  // cannot share a process. It also keeps query-pointer's two populations
+  // from sharing vm.max_map_count.
+  bool own_process;
 };
 
+constexpr uint64_t kKiB = 1024;
+constexpr uint64_t kMiB = 1024 * kKiB;
+
+CaseParams AllocParams(uint64_t size, bool vram) {
+  CaseParams p;
+  p.size = size;
+  p.vram = vram;
+  return p;
+}
+
+CaseParams LiveParams(uint32_t live) {
+  CaseParams p;
+  p.live = live;
+  return p;
+}
+
+#define HKE_ALLOC_CASE(label, size, vram)                                                   \
+  {"alloc-map-free/" label, "5", {&OursAllocMapFree, &DebianAllocMapFree}, AllocParams(size, vram), \
+   true}
+#define HKE_QUERY_CASE(label, live) \
+  {"query-pointer/" label, "5", {&OursQueryPointer, &DebianQueryPointer}, LiveParams(live), true}
+
 const CaseDef kCases[] = {
-    {"open-close", "4", {&OursOpenClose, &DebianOpenClose}},
-    {"topology-cycle", "4", {&OursTopologyCycle, &DebianTopologyCycle}},
+    {"open-close", "4", {&OursOpenClose, &DebianOpenClose}, CaseParams(), false},
+    // Own process per library: ours binds the GPU VMs in Acquire, Debian in
+    // OpenKFD; one process cannot hold both (own_process above).
+    {"topology-cycle", "4", {&OursTopologyCycle, &DebianTopologyCycle}, CaseParams(), true},
+    // Ours parses sysfs on every Acquire (HKE_CONFIG_REPARSE_TOPOLOGY), as a
+    // context's first Acquire does; Debian's cycle is topology-cycle's. Its
+    // own process also because it re-creates our default context, whose new
+    // render nodes could not ACQUIRE_VM again in a process that bound them.
+    {"topology-cycle-cold", "4", {&OursTopologyCycleCold, &DebianTopologyCycle}, CaseParams(),
+     true},
+    HKE_ALLOC_CASE("sys-4K", 4 * kKiB, false),
+    HKE_ALLOC_CASE("sys-64K", 64 * kKiB, false),
+    HKE_ALLOC_CASE("sys-2M", 2 * kMiB, false),
+    HKE_ALLOC_CASE("sys-64M", 64 * kMiB, false),
+    HKE_ALLOC_CASE("vram-4K", 4 * kKiB, true),
+    HKE_ALLOC_CASE("vram-64K", 64 * kKiB, true),
+    HKE_ALLOC_CASE("vram-2M", 2 * kMiB, true),
+    HKE_ALLOC_CASE("vram-64M", 64 * kMiB, true),
+    // 10^5 live allocations need more mappings than the default
+    // vm.max_map_count (65530) allows; that case reports "skipped" there and
+    // 50000 is the largest that runs (README.md).
+    HKE_QUERY_CASE("100", 100),
+    HKE_QUERY_CASE("1000", 1000),
+    HKE_QUERY_CASE("10000", 10000),
+    HKE_QUERY_CASE("50000", 50000),
+    HKE_QUERY_CASE("100000", 100000),
 };
+
+#undef HKE_ALLOC_CASE
+#undef HKE_QUERY_CASE
 
 // ---- measured-region markers ----------------------------------------------------
 // Every timed iteration goes through exactly one of these, so that
@@ -92,7 +156,7 @@ constexpr Marker kMarkers[kLibraryCount] = {&hke_bench_measured_ours, &hke_bench
 // ---- results -------------------------------------------------------------------
 
 struct Result {
-  enum State { kNotRun, kOk, kNotImplemented, kFailed } state = kNotRun;
+  enum State { kNotRun, kOk, kNotImplemented, kSkipped, kFailed } state = kNotRun;
   std::string detail;        // failure text
   std::vector<double> ns;    // per timed iteration
   double elapsed_ns = 0;
@@ -104,6 +168,9 @@ struct Result {
   double min_ns = 0;
   double mean_ns = 0;
 };
+
+// Operations per iteration (Work::ops; 0 counts as 1).
+uint64_t OpsOf(const Work& w) { return w.ops == 0 ? 1 : w.ops; }
 
 double Percentile(const std::vector<double>& sorted, double p) {
   // Nearest rank.
@@ -130,8 +197,10 @@ std::string FormatTime(double ns) {
     std::snprintf(buf, sizeof(buf), "%.2f s", ns / 1e9);
   } else if (ns >= 1e6) {
     std::snprintf(buf, sizeof(buf), "%.2f ms", ns / 1e6);
-  } else {
+  } else if (ns >= 1e3) {
     std::snprintf(buf, sizeof(buf), "%.1f µs", ns / 1e3);
+  } else {
+    std::snprintf(buf, sizeof(buf), "%.0f ns", ns);
   }
   return buf;
 }
@@ -147,52 +216,64 @@ std::string FailureText(const Outcome& o, Library lib) {
 }
 
 // Records a failed iteration; NOT_IMPLEMENTED in ours is an expected state
-// while the library grows, not a failure.
+// while the library grows, not a failure; neither is a case this host
+// cannot run (kHarnessSkipped).
 void Fail(Result* r, const Outcome& o, Library lib) {
   if (o.status == kStatusNotImplemented) {
     r->state = Result::kNotImplemented;
     r->detail = std::string(o.call) + " is not implemented";
+  } else if (o.status == kHarnessSkipped) {
+    r->state = Result::kSkipped;
+    r->detail = o.call;
   } else {
     r->state = Result::kFailed;
     r->detail = FailureText(o, lib);
   }
 }
 
-void RunCase(const CaseDef& c, const Options& opt, Result results[kLibraryCount]) {
-  std::unique_ptr<CaseRun> runs[kLibraryCount];
-  bool active[kLibraryCount] = {false, false};
-  for (int lib = 0; lib < kLibraryCount; ++lib) {
-    Result& r = results[lib];
-    if (!opt.only[lib]) continue;
-    std::string error;
-    runs[lib] = c.factory[lib](&error);
-    if (runs[lib] == nullptr) {
-      r.state = Result::kFailed;
-      r.detail = error;
-      continue;
-    }
-    // Warm-up (the first use writes the board's files, opens caches, ...),
-    // then one attributed iteration; neither is timed.
-    Outcome o;
-    for (int i = 0; i < 2 && o.status == kStatusSuccess; ++i) {
-      r.work = Work{};
-      o = runs[lib]->Iterate(&r.work);
-    }
-    if (o.status == kStatusSuccess) {
-      Work w;
-      HeapScope scope(&r.attributed, /*attributed=*/true);
-      o = runs[lib]->Iterate(&w);
-    }
-    if (o.status != kStatusSuccess) {
-      Fail(&r, o, static_cast<Library>(lib));
-      continue;
-    }
-    r.ns.reserve(opt.fixed_iterations != 0 ? opt.fixed_iterations : opt.max_iterations);
-    active[lib] = true;
+// Creates and sets up one library's run, warms it up and takes its
+// attributed iteration. True when it is ready for timed iterations.
+bool Prepare(const CaseDef& c, const Options& opt, int lib, std::unique_ptr<CaseRun>* run,
+             Result* result) {
+  Result& r = *result;
+  std::string error;
+  *run = c.factory[lib](c.params, &error);
+  if (*run == nullptr) {
+    r.state = Result::kFailed;
+    r.detail = error;
+    return false;
   }
+  CaseRun& runner = **run;
+  Outcome o = runner.Setup();
+  if (o.status != kStatusSuccess) {
+    Fail(&r, o, static_cast<Library>(lib));
+    run->reset();
+    return false;
+  }
+  // Warm-up (the first use writes the board's files, opens caches, ...),
+  // then one attributed iteration; neither is timed.
+  for (int i = 0; i < 2 && o.status == kStatusSuccess; ++i) {
+    r.work = Work{};
+    o = runner.Iterate(&r.work);
+  }
+  if (o.status == kStatusSuccess) {
+    Work w;
+    HeapScope scope(&r.attributed, /*attributed=*/true);
+    o = runner.Iterate(&w);
+  }
+  if (o.status != kStatusSuccess) {
+    Fail(&r, o, static_cast<Library>(lib));
+    run->reset();
+    return false;
+  }
+  r.ns.reserve(opt.fixed_iterations != 0 ? opt.fixed_iterations : opt.max_iterations);
+  return true;
+}
 
-  // Timed iterations, interleaved while both libraries run so that both see
-  // the same machine conditions.
+// Timed iterations of the active libraries, interleaved while more than one
+// runs so that both see the same machine conditions.
+void TimeRuns(const Options& opt, std::unique_ptr<CaseRun> runs[kLibraryCount],
+              bool active[kLibraryCount], Result results[kLibraryCount]) {
   while (active[kOurs] || active[kDebian]) {
     for (int lib = 0; lib < kLibraryCount; ++lib) {
       if (!active[lib]) continue;
@@ -220,7 +301,7 @@ void RunCase(const CaseDef& c, const Options& opt, Result results[kLibraryCount]
       }
       const double ns = static_cast<double>(
           std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
-      r.ns.push_back(ns);
+      r.ns.push_back(ns / static_cast<double>(OpsOf(w)));
       r.elapsed_ns += ns;
       const uint64_t n = r.ns.size();
       const bool done = opt.fixed_iterations != 0
@@ -236,28 +317,56 @@ void RunCase(const CaseDef& c, const Options& opt, Result results[kLibraryCount]
   }
 }
 
+void RunCase(const CaseDef& c, const Options& opt, Result results[kLibraryCount]) {
+  std::unique_ptr<CaseRun> runs[kLibraryCount];
+  bool active[kLibraryCount] = {false, false};
+  for (int lib = 0; lib < kLibraryCount; ++lib) {
+    if (!opt.only[lib]) continue;
+    active[lib] = Prepare(c, opt, lib, &runs[lib], &results[lib]);
+  }
+  TimeRuns(opt, runs, active, results);
+}
+
 // ---- output --------------------------------------------------------------------
 
-std::string AllocCell(const Result& r) {
-  char buf[96];
-  const HeapCounts& a = r.attributed;
-  std::snprintf(buf, sizeof(buf), "%llu (own %llu, libc %llu)",
-                static_cast<unsigned long long>(a.own + a.libc + a.unattributed),
-                static_cast<unsigned long long>(a.own), static_cast<unsigned long long>(a.libc));
+// A count that may be a fraction (allocations per operation).
+std::string Count(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), v == std::floor(v) ? "%.0f" : "%.2f", v);
   return buf;
 }
 
+// Allocations of the attributed iteration, per operation.
+std::string AllocCell(const Result& r) {
+  const HeapCounts& a = r.attributed;
+  const double ops = static_cast<double>(OpsOf(r.work));
+  return Count(static_cast<double>(a.own + a.libc + a.unattributed) / ops) + " (own " +
+         Count(static_cast<double>(a.own) / ops) + ", libc " +
+         Count(static_cast<double>(a.libc) / ops) + ")";
+}
+
+// nodes/banks/caches/links for the topology cases; the bytes allocated or
+// the live allocations for the memory cases.
 std::string WorkCell(const Work& w) {
   char buf[96];
-  std::snprintf(buf, sizeof(buf), "%llu/%llu/%llu/%llu", static_cast<unsigned long long>(w.nodes),
-                static_cast<unsigned long long>(w.mem_banks), static_cast<unsigned long long>(w.caches),
-                static_cast<unsigned long long>(w.io_links));
+  if (w.live != 0) {
+    std::snprintf(buf, sizeof(buf), "%llu live", static_cast<unsigned long long>(w.live));
+  } else if (w.bytes != 0) {
+    std::snprintf(buf, sizeof(buf), "%llu bytes", static_cast<unsigned long long>(w.bytes));
+  } else {
+    std::snprintf(buf, sizeof(buf), "%llu/%llu/%llu/%llu",
+                  static_cast<unsigned long long>(w.nodes),
+                  static_cast<unsigned long long>(w.mem_banks),
+                  static_cast<unsigned long long>(w.caches),
+                  static_cast<unsigned long long>(w.io_links));
+  }
   return buf;
 }
 
 std::string StateCell(const Result& r) {
   switch (r.state) {
     case Result::kNotImplemented: return "n/a (not implemented)";
+    case Result::kSkipped: return "skipped: " + r.detail;
     case Result::kFailed: return "error: " + r.detail;
     case Result::kNotRun: return "not run";
     case Result::kOk: break;
@@ -267,8 +376,8 @@ std::string StateCell(const Result& r) {
 
 void PrintHeader() {
   std::printf(
-      "| case | target | library | iterations | median | p99 | heap allocs/iter | "
-      "nodes/banks/caches/links | Debian/ours |\n"
+      "| case | target | library | iterations | median/op | p99/op | heap allocs/op | "
+      "work | Debian/ours |\n"
       "|---|---|---|---:|---:|---:|---:|---|---:|\n");
 }
 
@@ -324,26 +433,33 @@ bool WriteRecords(const char* path, const CaseDef& c, const char* target,
     if (r.state == Result::kNotRun) continue;
     const char* state = r.state == Result::kOk               ? "ok"
                         : r.state == Result::kNotImplemented ? "not_implemented"
+                        : r.state == Result::kSkipped        ? "skipped"
                                                              : "error";
     const double iters = r.ns.empty() ? 1.0 : static_cast<double>(r.ns.size());
+    // Times and allocation counts are per operation (Work::ops).
+    const double ops = static_cast<double>(OpsOf(r.work));
     std::fprintf(f,
                  "{\"case\":\"%s\",\"issue\":\"%s\",\"target\":\"%s\",\"library\":\"%s\","
-                 "\"state\":\"%s\",\"detail\":\"%s\",\"iterations\":%zu,"
-                 "\"median_ns\":%.0f,\"p99_ns\":%.0f,\"min_ns\":%.0f,\"mean_ns\":%.0f,"
-                 "\"allocs_own\":%llu,\"allocs_libc\":%llu,\"allocs_simulator\":%llu,"
-                 "\"allocs_unattributed\":%llu,\"allocs_timed_total_per_iter\":%.2f,"
-                 "\"nodes\":%llu,\"mem_banks\":%llu,\"caches\":%llu,\"io_links\":%llu}\n",
+                 "\"state\":\"%s\",\"detail\":\"%s\",\"iterations\":%zu,\"ops_per_iter\":%llu,"
+                 "\"median_ns\":%.1f,\"p99_ns\":%.1f,\"min_ns\":%.1f,\"mean_ns\":%.1f,"
+                 "\"allocs_own\":%.4g,\"allocs_libc\":%.4g,\"allocs_simulator\":%.4g,"
+                 "\"allocs_unattributed\":%.4g,\"allocs_timed_total_per_iter\":%.4g,"
+                 "\"nodes\":%llu,\"mem_banks\":%llu,\"caches\":%llu,\"io_links\":%llu,"
+                 "\"bytes\":%llu,\"live\":%llu}\n",
                  c.name, c.issue, JsonEscape(target).c_str(), kLibraryNames[lib], state,
-                 JsonEscape(r.detail).c_str(), r.ns.size(), r.median_ns, r.p99_ns, r.min_ns,
-                 r.mean_ns, static_cast<unsigned long long>(r.attributed.own),
-                 static_cast<unsigned long long>(r.attributed.libc),
-                 static_cast<unsigned long long>(r.attributed.simulator),
-                 static_cast<unsigned long long>(r.attributed.unattributed),
-                 static_cast<double>(r.timed.total) / iters,
+                 JsonEscape(r.detail).c_str(), r.ns.size(),
+                 static_cast<unsigned long long>(OpsOf(r.work)), r.median_ns, r.p99_ns, r.min_ns,
+                 r.mean_ns, static_cast<double>(r.attributed.own) / ops,
+                 static_cast<double>(r.attributed.libc) / ops,
+                 static_cast<double>(r.attributed.simulator) / ops,
+                 static_cast<double>(r.attributed.unattributed) / ops,
+                 static_cast<double>(r.timed.total) / iters / ops,
                  static_cast<unsigned long long>(r.work.nodes),
                  static_cast<unsigned long long>(r.work.mem_banks),
                  static_cast<unsigned long long>(r.work.caches),
-                 static_cast<unsigned long long>(r.work.io_links));
+                 static_cast<unsigned long long>(r.work.io_links),
+                 static_cast<unsigned long long>(r.work.bytes),
+                 static_cast<unsigned long long>(r.work.live));
   }
   return std::fclose(f) == 0;
 }
@@ -357,7 +473,8 @@ void Usage(FILE* out) {
                "                 [--target LABEL] [--records FILE] [--debian-lib PATH]\n"
                "                 [--heap-stacks FILE] [--no-header] [--list]\n"
                "Run under libkfdsim-preload.so with KFDSIM_TOPOLOGY or KFDSIM_BOARD set\n"
-               "(tools/bench/run.sh does). Cases:");
+               "(tools/bench/run.sh does). --case takes a case or a family (the part\n"
+               "before '/', e.g. alloc-map-free). Cases:");
   for (const CaseDef& c : kCases) std::fprintf(out, " %s", c.name);
   std::fprintf(out, "\n");
 }
@@ -459,6 +576,64 @@ std::string TargetLabel(const Options& opt) {
   return board != nullptr ? board : "";
 }
 
+// --case NAME selects that case, or every variant of the family NAME
+// ("alloc-map-free" selects "alloc-map-free/sys-4K", ...).
+bool Selected(const CaseDef& c, const Options& opt) {
+  if (opt.case_filter == nullptr) return true;
+  const size_t n = std::strlen(opt.case_filter);
+  return std::strcmp(c.name, opt.case_filter) == 0 ||
+         (std::strncmp(c.name, opt.case_filter, n) == 0 && c.name[n] == '/');
+}
+
+// Runs case `c` once per library, each in a new process of this program
+// (/proc/self/exe with --only <library> --case <c> and the timing, target,
+// records and library options of this run), one after the other. Each child
+// prints its own row (its Debian/ours cell is n/a: the ratio is in
+// report.py's tables) and appends its record. False when a child failed.
+bool RunInOwnProcesses(const CaseDef& c, const Options& opt, const std::string& target) {
+  bool ok = true;
+  for (int lib = 0; lib < kLibraryCount; ++lib) {
+    char budget[32];
+    std::snprintf(budget, sizeof(budget), "%.17g", opt.budget_s);
+    std::vector<std::string> args = {"hke-bench", "--only", kLibraryNames[lib], "--case", c.name,
+                                     "--target", target, "--budget", budget, "--no-header",
+                                     "--min-iterations", std::to_string(opt.min_iterations),
+                                     "--max-iterations", std::to_string(opt.max_iterations)};
+    if (opt.fixed_iterations != 0) {
+      args.insert(args.end(), {"--iterations", std::to_string(opt.fixed_iterations)});
+    }
+    if (opt.records != nullptr) args.insert(args.end(), {"--records", opt.records});
+    if (lib == kDebian) args.insert(args.end(), {"--debian-lib", opt.debian_path});
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(&a[0]);
+    argv.push_back(nullptr);
+    std::fflush(stdout);
+    pid_t pid = 0;
+    int status = 0;
+    const int e = posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, argv.data(), environ);
+    const char* problem = nullptr;
+    char text[96];
+    if (e != 0) {
+      std::snprintf(text, sizeof(text), "cannot start a process for it (%s)", std::strerror(e));
+      problem = text;
+    } else if (waitpid(pid, &status, 0) != pid) {
+      problem = "lost its process";
+    } else if (WIFSIGNALED(status)) {
+      std::snprintf(text, sizeof(text), "its process died of signal %d", WTERMSIG(status));
+      problem = text;
+    } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+      ok = false;  // the child printed its own error row
+    }
+    if (problem != nullptr) {
+      std::printf("| %s | %s | %s | — | error: %s | — | — | — | — |\n", c.name, target.c_str(),
+                  kLibraryNames[lib], problem);
+      std::fflush(stdout);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
 // True when open() resolves into libkfdsim-preload.so.
 bool UnderPreload() {
   void* open_fn = dlsym(RTLD_DEFAULT, "open");
@@ -482,12 +657,10 @@ int Main(int argc, char** argv) {
                  "(tools/bench/run.sh does)\n");
     return 1;
   }
-  const CaseDef* selected = nullptr;
   if (opt.case_filter != nullptr) {
-    for (const CaseDef& c : kCases) {
-      if (std::strcmp(c.name, opt.case_filter) == 0) selected = &c;
-    }
-    if (selected == nullptr) {
+    bool any = false;
+    for (const CaseDef& c : kCases) any = any || Selected(c, opt);
+    if (!any) {
       std::fprintf(stderr, "hke-bench: unknown case '%s'\n", opt.case_filter);
       return 2;
     }
@@ -528,7 +701,11 @@ int Main(int argc, char** argv) {
   if (opt.header) PrintHeader();
   int rc = 0;
   for (const CaseDef& c : kCases) {
-    if (selected != nullptr && selected != &c) continue;
+    if (!Selected(c, opt)) continue;
+    if (c.own_process && opt.only[kOurs] && opt.only[kDebian]) {
+      if (!RunInOwnProcesses(c, opt, target)) rc = 1;
+      continue;
+    }
     Result results[kLibraryCount];
     RunCase(c, opt, results);
     PrintRows(c, target.c_str(), results);

@@ -44,6 +44,20 @@ struct OursApi {
   static int GetLinks(uint32_t n, uint32_t c, Link* p) {
     return hsaKmtGetNodeIoLinkProperties(n, c, p);
   }
+  using MemFlags = HsaMemFlags;
+  using PointerInfo = HsaPointerInfo;
+  static int Alloc(uint32_t node, uint64_t size, MemFlags f, void** p) {
+    return hsaKmtAllocMemory(node, size, f, p);
+  }
+  static int Free(void* p, uint64_t size) { return hsaKmtFreeMemory(p, size); }
+  static int Map(void* p, uint64_t size, uint64_t* alternate) {
+    HSAuint64 alt = 0;
+    const int s = hsaKmtMapMemoryToGPU(p, size, &alt);
+    *alternate = alt;
+    return s;
+  }
+  static int Unmap(void* p) { return hsaKmtUnmapMemoryToGPU(p); }
+  static int Query(const void* p, PointerInfo* info) { return hsaKmtQueryPointerInfo(p, info); }
 };
 
 }  // namespace
@@ -64,11 +78,11 @@ bool OursSetup(std::string* error) {
 
 const char* LastOursDiagnostic() { return g_last_diag; }
 
-std::unique_ptr<CaseRun> OursOpenClose(std::string*) {
+std::unique_ptr<CaseRun> OursOpenClose(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new OpenClose<OursApi>());
 }
 
-std::unique_ptr<CaseRun> OursTopologyCycle(std::string*) {
+std::unique_ptr<CaseRun> OursTopologyCycle(const CaseParams&, std::string*) {
   hke_capacities caps;
   std::memset(&caps, 0, sizeof(caps));
   hke_build_capacities(&caps);
@@ -76,6 +90,57 @@ std::unique_ptr<CaseRun> OursTopologyCycle(std::string*) {
   if (caps.max_caches_per_node > per_node) per_node = caps.max_caches_per_node;
   if (caps.max_links_per_node > per_node) per_node = caps.max_links_per_node;
   return std::unique_ptr<CaseRun>(new TopologyCycle<OursApi>(per_node));
+}
+
+namespace {
+
+// The default context as OursSetup configures it, plus `flags`.
+hke_status_t ConfigureDefault(uint32_t flags) {
+  hke_config config;
+  std::memset(&config, 0, sizeof(config));
+  config.struct_size = sizeof(config);
+  config.platform = hke_linux_platform();
+  config.diag = &KeepDiagnostic;
+  config.flags = flags;
+  return hke_default_context_configure(&config);
+}
+
+// topology-cycle-cold: TopologyCycle on a default context that parses sysfs
+// on every Acquire; the configuration without the flag comes back when the
+// run ends (the device is closed between iterations, as configure needs).
+class TopologyCycleCold final : public CaseRun {
+ public:
+  explicit TopologyCycleCold(size_t per_node) : cycle_(per_node) {}
+  ~TopologyCycleCold() override { (void)ConfigureDefault(0); }
+  Outcome Setup() override {
+    const hke_status_t s = ConfigureDefault(HKE_CONFIG_REPARSE_TOPOLOGY);
+    if (s != HKE_OK) return Outcome{kHarnessError, "hke_default_context_configure(REPARSE_TOPOLOGY)"};
+    return cycle_.Setup();
+  }
+  Outcome Iterate(Work* work) override { return cycle_.Iterate(work); }
+
+ private:
+  TopologyCycle<OursApi> cycle_;
+};
+
+}  // namespace
+
+std::unique_ptr<CaseRun> OursTopologyCycleCold(const CaseParams&, std::string*) {
+  hke_capacities caps;
+  std::memset(&caps, 0, sizeof(caps));
+  hke_build_capacities(&caps);
+  size_t per_node = caps.max_mem_banks_per_node;
+  if (caps.max_caches_per_node > per_node) per_node = caps.max_caches_per_node;
+  if (caps.max_links_per_node > per_node) per_node = caps.max_links_per_node;
+  return std::unique_ptr<CaseRun>(new TopologyCycleCold(per_node));
+}
+
+std::unique_ptr<CaseRun> OursAllocMapFree(const CaseParams& params, std::string*) {
+  return std::unique_ptr<CaseRun>(new AllocMapFree<OursApi>(params.size, params.vram));
+}
+
+std::unique_ptr<CaseRun> OursQueryPointer(const CaseParams& params, std::string*) {
+  return std::unique_ptr<CaseRun>(new QueryPointer<OursApi>(params.live));
 }
 
 }  // namespace hkebench

@@ -68,7 +68,9 @@ def fmt_time(ns):
         return "%.2f s" % (ns / 1e9)
     if ns >= 1e6:
         return "%.2f ms" % (ns / 1e6)
-    return "%.1f µs" % (ns / 1e3)
+    if ns >= 1e3:
+        return "%.1f µs" % (ns / 1e3)
+    return "%.0f ns" % ns
 
 
 def fmt_count(v):
@@ -76,7 +78,16 @@ def fmt_count(v):
         return "%.2fM" % (v / 1e6)
     if v >= 1e4:
         return "%.1fk" % (v / 1e3)
+    if v != round(v) and v < 10:
+        return "%.2g" % v
     return "%d" % round(v)
+
+
+def fmt_bytes(v):
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if v >= scale and v % scale == 0:
+            return "%d %siB" % (v // scale, unit)
+    return "%d B" % v
 
 
 def state_text(r):
@@ -84,6 +95,8 @@ def state_text(r):
         return "not run"
     if r["state"] == "not_implemented":
         return "n/a (not implemented)"
+    if r["state"] == "skipped":
+        return "skipped"
     if r["state"] == "error":
         return "error"
     return None
@@ -94,7 +107,23 @@ def allocs(r):
 
 
 def work_text(r):
+    if r.get("live"):
+        return "%d live" % r["live"]
+    if r.get("bytes"):
+        return fmt_bytes(r["bytes"])
     return "%d/%d/%d/%d" % (r["nodes"], r["mem_banks"], r["caches"], r["io_links"])
+
+
+def family(case):
+    """("alloc-map-free", "sys-4K") for a variant, (case, None) otherwise."""
+    head, sep, variant = case.partition("/")
+    return (head, variant) if sep else (case, None)
+
+
+def instr_per_op(x, r):
+    """Instructions per operation of a callgrind record (per timed iteration
+    divided by the record's operations per iteration)."""
+    return x["ir_per_iter"] / max(r.get("ops_per_iter", 1) or 1, 1)
 
 
 def ratio(ours, deb):
@@ -111,57 +140,102 @@ def group(records):
     return out
 
 
-def summary_tables(grouped, instr):
+def summary_rows(case, targets, instr, has_ir, prefix=()):
     lines = []
-    for case, targets in grouped.items():
-        issue = next(iter(next(iter(targets.values())).values())).get("issue", "")
-        has_ir = any((t, case, lib) in instr for t in targets for lib in LIBS)
-        lines.append("### %s (issue %s)" % (case, issue))
-        lines.append("")
-        head = ["target", "work", "ours median", "ours p99", "Debian median", "Debian p99",
-                "Debian/ours", "ours allocs/iter", "Debian allocs/iter"]
-        if has_ir:
-            head += ["ours instr/iter", "Debian instr/iter", "instr Debian/ours"]
-        lines.append("| " + " | ".join(head) + " |")
-        lines.append("|" + "|".join(["---"] * 2 + ["---:"] * (len(head) - 2)) + "|")
-        for target, libs in targets.items():
-            o, d = libs.get("ours"), libs.get("debian")
-            cells = [target]
-            ow = work_text(o) if o and o["state"] == "ok" else None
-            dw = work_text(d) if d and d["state"] == "ok" else None
-            if case == "open-close" or (ow is None and dw is None):
-                cells.append("—")
-            elif ow is None or dw is None or ow == dw:
-                cells.append(ow or dw)
+    for target, libs in targets.items():
+        o, d = libs.get("ours"), libs.get("debian")
+        cells = list(prefix) + [target]
+        ow = work_text(o) if o and o["state"] == "ok" else None
+        dw = work_text(d) if d and d["state"] == "ok" else None
+        if case == "open-close" or (ow is None and dw is None):
+            cells.append("—")
+        elif ow is None or dw is None or ow == dw:
+            cells.append(ow or dw)
+        else:
+            cells.append("ours %s, Debian %s" % (ow, dw))
+        for r in (o, d):
+            st = state_text(r)
+            if st:
+                cells += [st, "—"]
             else:
-                cells.append("ours %s, Debian %s" % (ow, dw))
-            for r in (o, d):
-                st = state_text(r)
-                if st:
-                    cells += [st, "—"]
-                else:
-                    cells += [fmt_time(r["median_ns"]), fmt_time(r["p99_ns"])]
-            q = ratio(o, d)
-            cells.append("**%.1f×**" % q if q is not None else "n/a")
-            for r in (o, d):
-                cells.append(fmt_count(allocs(r)) if r and r["state"] == "ok" else "—")
-            if has_ir:
-                irs = []
-                for lib in LIBS:
-                    x = instr.get((target, case, lib))
-                    r = libs.get(lib)
-                    ok = x is not None and r is not None and r["state"] == "ok"
-                    irs.append(x["ir_per_iter"] if ok else None)
-                    cells.append(fmt_count(x["ir_per_iter"]) if ok else "—")
-                cells.append("%.1f×" % (irs[1] / irs[0]) if irs[0] and irs[1] else "n/a")
-            lines.append("| " + " | ".join(cells) + " |")
+                cells += [fmt_time(r["median_ns"]), fmt_time(r["p99_ns"])]
+        q = ratio(o, d)
+        cells.append("**%.1f×**" % q if q is not None else "n/a")
+        for r in (o, d):
+            cells.append(fmt_count(allocs(r)) if r and r["state"] == "ok" else "—")
+        if has_ir:
+            irs = []
+            for lib in LIBS:
+                x = instr.get((target, case, lib))
+                r = libs.get(lib)
+                ok = x is not None and r is not None and r["state"] == "ok"
+                irs.append(instr_per_op(x, r) if ok else None)
+                cells.append(fmt_count(irs[-1]) if ok else "—")
+            cells.append("%.1f×" % (irs[1] / irs[0]) if irs[0] and irs[1] else "n/a")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def summary_tables(grouped, instr):
+    """One table per case; the variants of a family ("alloc-map-free/sys-4K",
+    ...) share one table with a variant column. Times and allocations are per
+    operation (one iteration, or one query of query-pointer's batches)."""
+    lines = []
+    families = OrderedDict()
+    for case, targets in grouped.items():
+        families.setdefault(family(case)[0], []).append(case)
+    for fam, cases in families.items():
+        first = grouped[cases[0]]
+        issue = next(iter(next(iter(first.values())).values())).get("issue", "")
+        has_ir = any((t, c, lib) in instr for c in cases for t in grouped[c] for lib in LIBS)
+        variants = family(cases[0])[1] is not None
+        lines.append("### %s (issue %s)" % (fam, issue))
         lines.append("")
+        head = (["variant"] if variants else []) + [
+            "target", "work", "ours median", "ours p99", "Debian median", "Debian p99",
+            "Debian/ours", "ours allocs", "Debian allocs"]
+        if has_ir:
+            head += ["ours instr", "Debian instr", "instr Debian/ours"]
+        lines.append("| " + " | ".join(head) + " |")
+        fixed = 3 if variants else 2
+        lines.append("|" + "|".join(["---"] * fixed + ["---:"] * (len(head) - fixed)) + "|")
+        for case in cases:
+            prefix = (family(case)[1],) if variants else ()
+            lines += summary_rows(case, grouped[case], instr, has_ir, prefix)
+        lines.append("")
+        if fam == "query-pointer":
+            lines += scaling_table(grouped, cases)
+    return lines
+
+
+def scaling_table(grouped, cases):
+    """query-pointer medians per live-allocation count, Debian / ours per target."""
+    targets = []
+    for c in cases:
+        for t in grouped[c]:
+            if t not in targets:
+                targets.append(t)
+    lines = ["Lookup time per query by live allocations (median, Debian / ours):", "",
+             "| live allocations | " + " | ".join(targets) + " |",
+             "|---:|" + "---:|" * len(targets)]
+    for c in cases:
+        cells = [family(c)[1]]
+        for t in targets:
+            libs = grouped[c].get(t, {})
+            parts = []
+            for lib in ("debian", "ours"):
+                r = libs.get(lib)
+                parts.append(fmt_time(r["median_ns"]) if r and r["state"] == "ok"
+                             else (state_text(r) or "—").split(" ")[0])
+            cells.append(" / ".join(parts))
+        lines.append("| " + " | ".join(cells) + " |")
+    lines.append("")
     return lines
 
 
 def detail_table(records, instr):
     lines = ["| case | target | library | state | iterations | median | p99 | min | mean | "
-             "allocs own | allocs libc | allocs simulator | instr/iter | instr in simulator |",
+             "allocs own | allocs libc | allocs simulator | instr/op | instr in simulator |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in records:
         x = instr.get((r["target"], r["case"], r["library"]))
@@ -174,9 +248,93 @@ def detail_table(records, instr):
             t("mean_ns"),
             r["allocs_own"] if ok else "—", r["allocs_libc"] if ok else "—",
             r["allocs_simulator"] if ok else "—",
-            fmt_count(x["ir_per_iter"]) if x and ok else "—",
-            fmt_count(x["ir_simulator_per_iter"]) if x and ok else "—"))
+            fmt_count(instr_per_op(x, r)) if x and ok else "—",
+            fmt_count(x["ir_simulator_per_iter"] / max(r.get("ops_per_iter", 1) or 1, 1))
+            if x and ok else "—"))
     return lines
+
+
+COLORS = {"ours": "#2a7ab9", "debian": "#d0542c"}
+
+
+def plot_bars(ax, case, targets_libs):
+    """One case: per target, a bar per library (median, whisker to p99)."""
+    targets = list(targets_libs.keys())
+    width = 0.38
+    for i, lib in enumerate(LIBS):
+        xs, ys, errs = [], [], []
+        for j, t in enumerate(targets):
+            r = targets_libs[t].get(lib)
+            x = j + (i - 0.5) * width
+            if r and r["state"] == "ok":
+                xs.append(x)
+                ys.append(r["median_ns"] / 1e3)
+                errs.append(max(r["p99_ns"] - r["median_ns"], 0) / 1e3)
+            else:
+                ax.text(x, 0.03, "n/a", ha="center", va="bottom", rotation=90, fontsize=8,
+                        transform=ax.get_xaxis_transform())
+        ax.bar(xs, ys, width, label=lib, color=COLORS[lib],
+               yerr=[[0] * len(errs), errs], capsize=2, error_kw={"elinewidth": 0.8})
+    for j, t in enumerate(targets):
+        q = ratio(targets_libs[t].get("ours"), targets_libs[t].get("debian"))
+        if q is not None:
+            top = targets_libs[t]["debian"]["p99_ns"] / 1e3
+            ax.text(j, top * 1.25, "%.0f×" % q if q >= 10 else "%.1f×" % q,
+                    ha="center", va="bottom", fontsize=9, fontweight="bold")
+    ax.set_yscale("log")
+    ax.set_ylabel("µs per iteration (median, bar to p99)")
+    ax.set_title("%s: ours vs Debian libhsakmt 5.2.3 (simulated, same preload)" % case)
+    ax.set_xticks(range(len(targets)))
+    ax.set_xticklabels(targets, rotation=12, fontsize=8)
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(max(lo, 0.5), hi * 4)
+    ax.legend(loc="upper left")
+    ax.grid(axis="y", which="major", alpha=0.3)
+
+
+def plot_family(ax, fam, grouped, cases):
+    """A family: x = variant (query-pointer: live allocations, log scale),
+    one line per target and library (Debian dashed, ours solid)."""
+    targets = []
+    for c in cases:
+        for t in grouped[c]:
+            if t not in targets:
+                targets.append(t)
+    numeric = all(family(c)[1].isdigit() for c in cases)
+    xs_all = [int(family(c)[1]) if numeric else i for i, c in enumerate(cases)]
+    cmap = __import__("matplotlib").colormaps["tab10"]
+    plotted = 0
+    for k, t in enumerate(targets):
+        for lib, style in (("debian", "--"), ("ours", "-")):
+            xs, ys = [], []
+            for x, c in zip(xs_all, cases):
+                r = grouped[c].get(t, {}).get(lib)
+                if r and r["state"] == "ok":
+                    xs.append(x)
+                    ys.append(r["median_ns"] / 1e3)
+            if xs:
+                ax.plot(xs, ys, style, marker="o" if lib == "ours" else "s", color=cmap(k % 10),
+                        label="%s %s" % (lib, t), linewidth=1.2, markersize=4)
+                plotted += 1
+    if plotted == 0:
+        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
+    ax.set_yscale("log")
+    if numeric:
+        ax.set_xscale("log")
+        ax.set_xlabel("live allocations")
+        ax.set_xticks(xs_all)
+        ax.set_xticklabels([str(x) for x in xs_all])
+        ax.set_ylabel("µs per query (median)")
+        ax.set_title("%s: lookup time by live allocations (ours must stay flat; Debian "
+                     "dashed, ours solid)" % fam)
+    else:
+        ax.set_xticks(xs_all)
+        ax.set_xticklabels([family(c)[1] for c in cases], fontsize=8)
+        ax.set_ylabel("µs per operation (median)")
+        ax.set_title("%s: time per operation by size class (Debian dashed, ours solid)" % fam)
+    ax.grid(which="major", alpha=0.3)
+    if plotted:
+        ax.legend(loc="upper left", fontsize=7, ncol=2)
 
 
 def plot(grouped, png):
@@ -186,41 +344,15 @@ def plot(grouped, png):
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    cases = list(grouped.keys())
-    fig, axes = plt.subplots(len(cases), 1, figsize=(11, 4.2 * len(cases)), squeeze=False)
-    colors = {"ours": "#2a7ab9", "debian": "#d0542c"}
-    for ax, case in zip(axes[:, 0], cases):
-        targets = list(grouped[case].keys())
-        width = 0.38
-        for i, lib in enumerate(LIBS):
-            xs, ys, errs = [], [], []
-            for j, t in enumerate(targets):
-                r = grouped[case][t].get(lib)
-                x = j + (i - 0.5) * width
-                if r and r["state"] == "ok":
-                    xs.append(x)
-                    ys.append(r["median_ns"] / 1e3)
-                    errs.append(max(r["p99_ns"] - r["median_ns"], 0) / 1e3)
-                else:
-                    ax.text(x, 0.03, "n/a", ha="center", va="bottom", rotation=90, fontsize=8,
-                            transform=ax.get_xaxis_transform())
-            ax.bar(xs, ys, width, label=lib, color=colors[lib],
-                   yerr=[[0] * len(errs), errs], capsize=2, error_kw={"elinewidth": 0.8})
-        for j, t in enumerate(targets):
-            q = ratio(grouped[case][t].get("ours"), grouped[case][t].get("debian"))
-            if q is not None:
-                top = grouped[case][t]["debian"]["p99_ns"] / 1e3
-                ax.text(j, top * 1.25, "%.0f×" % q if q >= 10 else "%.1f×" % q,
-                        ha="center", va="bottom", fontsize=9, fontweight="bold")
-        ax.set_yscale("log")
-        ax.set_ylabel("µs per iteration (median, bar to p99)")
-        ax.set_title("%s: ours vs Debian libhsakmt 5.2.3 (simulated, same preload)" % case)
-        ax.set_xticks(range(len(targets)))
-        ax.set_xticklabels(targets, rotation=12, fontsize=8)
-        lo, hi = ax.get_ylim()
-        ax.set_ylim(max(lo, 0.5), hi * 4)
-        ax.legend(loc="upper left")
-        ax.grid(axis="y", which="major", alpha=0.3)
+    panels = OrderedDict()  # family or case -> [cases]
+    for case in grouped:
+        panels.setdefault(family(case)[0], []).append(case)
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 4.2 * len(panels)), squeeze=False)
+    for ax, (name, cases) in zip(axes[:, 0], panels.items()):
+        if family(cases[0])[1] is None:
+            plot_bars(ax, name, grouped[name])
+        else:
+            plot_family(ax, name, grouped, cases)
     fig.tight_layout()
     fig.savefig(png, dpi=110)
     return True
@@ -239,11 +371,15 @@ def render(args):
         for k, v in meta.items():
             md.append("- %s: %s" % (k, v))
     md += ["", "Both libraries run in one process under `libkfdsim-preload.so`, interleaved "
-           "iteration by iteration; times are wall-clock per iteration. Heap allocations are "
-           "per iteration, charged to the library (its own calls plus glibc's on its behalf), "
-           "without the simulator's own. Work = nodes/memory banks/caches/io-links read per "
-           "iteration (ours has one memory bank less per GPU node until it maps the MMIO "
-           "page: Debian's MMIO_REMAP bank). Method and caveats: tools/bench/README.md.", "", "## Summary", ""]
+           "iteration by iteration (query-pointer: one library after the other); times are "
+           "wall-clock per operation (an iteration; query-pointer: one query of a batch of 16). "
+           "Heap allocations are per operation, charged to the library (its own calls plus "
+           "glibc's on its behalf), without the simulator's own. Work = nodes/memory "
+           "banks/caches/io-links read per iteration (ours has one memory bank less per GPU "
+           "node until it maps the MMIO page: Debian's MMIO_REMAP bank), the bytes allocated "
+           "per alloc-map-free iteration, or query-pointer's live allocations. A case is "
+           "\"skipped\" when this host cannot run it (the detail says why). Method and "
+           "caveats: tools/bench/README.md.", "", "## Summary", ""]
     md += summary
     md += ["![ours vs Debian per tree](results.png)", "", "## Details", ""]
     md += detail_table(records, instr)
