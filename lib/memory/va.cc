@@ -67,6 +67,23 @@ Status ReserveMmap(Context& ctx, MemoryState& m, uint64_t size, uint64_t align, 
   void* got = nullptr;
   Status s = p.Mmap(nullptr, total_len, HKE_PROT_NONE, anon, -1, 0, &got);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "cannot reserve virtual address space");
+  // Below the GPU-visible range (small address spaces, e.g. a 32-bit
+  // process, can place low): keep the misplaced mapping so the kernel
+  // cannot return it again, ask again (a few times, the first with the
+  // range's base as a hint), then give the misplaced ones back.
+  constexpr int kPlacementRetries = 4;
+  void* misplaced[kPlacementRetries];
+  int n_misplaced = 0;
+  while (m.svm_limit != 0 && reinterpret_cast<uintptr_t>(got) < m.svm_base &&
+         n_misplaced < kPlacementRetries) {
+    misplaced[n_misplaced++] = got;
+    void* hint = n_misplaced == 1 ? reinterpret_cast<void*>(static_cast<uintptr_t>(m.svm_base))
+                                  : nullptr;
+    s = p.Mmap(hint, total_len, HKE_PROT_NONE, anon, -1, 0, &got);
+    if (!s.ok()) break;
+  }
+  for (int i = 0; i < n_misplaced; ++i) (void)p.Munmap(misplaced[i], total_len);
+  if (!s.ok()) return ctx.diag().Error(s, kArea, "cannot reserve virtual address space");
   const uint64_t raw = reinterpret_cast<uintptr_t>(got);
   uint64_t start = 0;
   if (!CheckedAlignUp(raw + guard, align, &start)) {

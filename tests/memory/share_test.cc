@@ -78,7 +78,7 @@ TEST_CASE("a graphics import without nodes or requiresVAddr lands in the handle 
   HsaGraphicsResourceInfo info;
   REQUIRE(hsaKmtRegisterGraphicsHandleToNodes(static_cast<HSAuint64>(fd), &info, 0, nullptr) ==
           HSAKMT_STATUS_SUCCESS);
-  CHECK(reinterpret_cast<uintptr_t>(info.MemoryAddress) >= (1ull << 47));
+  CHECK((sizeof(void*) < 8 || reinterpret_cast<uintptr_t>(info.MemoryAddress) >= (1ull << 47)));
   const auto imports = b.Args("IMPORT_DMABUF");
   REQUIRE(imports.size() == 1);
   CHECK(SimBoard::U64(imports[0], 0) == 0);  // the KFD gets no VA
