@@ -370,6 +370,12 @@ class Topology {
                                "AMDGPU_INFO(DEV_INFO) failed: no marketing name for this GPU");
       return;
     }
+    if (dev.device_id != r.Get32(topology::kDeviceId)) {
+      // A reply about another device: publish none of it.
+      (void)ctx_.diag().Report(HKE_DIAG_WARNING, Protocol(), kArea,
+                               "AMDGPU_INFO(DEV_INFO) describes another device; ignored");
+      return;
+    }
     g->has_dev_info = true;
     g->pci_rev = dev.pci_rev;
     g->drm_family = dev.family;
@@ -467,6 +473,16 @@ class Topology {
         // Tonga and Carrizo need 32 KiB GPUVM alignment: upstream then
         // reserves the SVM range instead of sharing the mmap space.
         if ((did >= 0x6920 && did <= 0x6939) || (did >= 0x9870 && did <= 0x9877)) big_pages = true;
+      }
+    }
+    // Every GPU this process sees must have been described.
+    for (uint32_t k = 0; k < t_.num_gpus; ++k) {
+      if (!t_.gpus[k].has_apertures) {
+        FixedText<128> m;
+        m.Append("GET_PROCESS_APERTURES_NEW reply is malformed: gpu_id ")
+            .AppendU64(t_.gpus[k].gpu_id)
+            .Append(" has no apertures");
+        return ctx_.diag().Error(Protocol(), kArea, m.c_str());
       }
     }
     if (svm_limit == 0) return Status::Ok();

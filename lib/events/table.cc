@@ -109,6 +109,22 @@ Status DecodeCreate(const kfd::CreateEventArgs& sent, const kfd::CreateEventArgs
   return kfd::DecodeCreateEvent(sent, reply, out);
 }
 
+namespace {
+
+// True when a live (or being-created) event of this context holds kernel id
+// `id`.
+bool IdLive(Context& ctx, uint32_t id) {
+  LockGuard g(ctx.events_lock());
+  const EventsState& st = ctx.events();
+  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
+    const EventSlot& e = st.slots[slot];
+    if (e.state == SlotState::kLive && e.kfd_id == id) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_reset,
                          uint64_t page_handle, kfd::CreateEventResult* out) {
   kfd::EventRequest req{};
@@ -126,6 +142,13 @@ Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_r
     return ctx.diag().Error(s, kArea, t.c_str());
   }
   kfd::CreateEventResult r{};
+  // An id a live event of ours holds is not the kernel's new event: refuse
+  // it and destroy nothing (the real new event cannot be named). O(slots),
+  // only here at creation.
+  if (IdLive(ctx, args.event_id)) {
+    return ctx.diag().Error(Protocol(), kArea,
+                            "the CREATE_EVENT reply is malformed: the id of a live event");
+  }
   s = DecodeCreate(sent, args, &r);
   if (!s.ok()) {
     (void)DestroyKernelEvent(ctx, args.event_id);

@@ -28,6 +28,12 @@ Status AllocBo(Context& ctx, const MemoryState& m, uint16_t gpu, uint32_t kfd_fl
     return ctx.diag().Error(s, kArea, t.c_str());
   }
   kfd::AllocResult r{};
+  if (HandleHeld(m, reply.handle)) {
+    // A BO this library already holds: never free it; whatever the kernel
+    // really made cannot be named.
+    return ctx.diag().Error(Protocol(), kArea,
+                            "ALLOC_MEMORY_OF_GPU reply is malformed: the handle of a live buffer");
+  }
   s = kfd::DecodeAllocMemoryOfGpu(sent, reply, &r);
   if (!s.ok()) {
     // The kernel created something we cannot describe; release it if the
@@ -66,7 +72,8 @@ uint32_t GpuIds(const MemoryState& m, const GpuSet& gpus, uint32_t* ids) {
 template <typename Args, Status (*Encode)(const kfd::MapRequest&, Args*),
           Status (*Progress)(const Args&, const Args&, bool, uint32_t*)>
 Status MapOrUnmap(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus,
-                  uint32_t request, const char* name) {
+                  uint32_t request, const char* name, bool* out_claims_done) {
+  if (out_claims_done != nullptr) *out_claims_done = false;
   uint32_t ids[config::kMaxGpus];
   const uint32_t n = GpuIds(m, gpus, ids);
   if (n == 0) return Status::Ok();
@@ -84,6 +91,11 @@ Status MapOrUnmap(Context& ctx, const MemoryState& m, uint64_t handle, const Gpu
     uint32_t now = done;
     s = Progress(sent, reply, io.ok(), &now);
     if (!s.ok()) {
+      // A malformed reply that still claims every device done (n_success
+      // at or above n_devices after a successful call) is taken at its
+      // word for the state (the caller records the GPUs as done) but the
+      // call reports the protocol error.
+      if (out_claims_done != nullptr) *out_claims_done = io.ok() && reply.n_success >= n;
       FixedText<96> t;
       t.Append(name).Append(" reply is malformed");
       return ctx.diag().Error(s, kArea, t.c_str());
@@ -104,19 +116,21 @@ Status MapOrUnmap(Context& ctx, const MemoryState& m, uint64_t handle, const Gpu
 
 Status MapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus) {
   return MapOrUnmap<kfd::MapMemoryToGpuArgs, &kfd::EncodeMapMemoryToGpu, &kfd::DecodeMapProgress>(
-      ctx, m, handle, gpus, kfd::kIocMapMemoryToGpu, "MAP_MEMORY_TO_GPU");
+      ctx, m, handle, gpus, kfd::kIocMapMemoryToGpu, "MAP_MEMORY_TO_GPU", nullptr);
 }
 
-Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus) {
+Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus,
+               bool* out_claims_done) {
   return MapOrUnmap<kfd::UnmapMemoryFromGpuArgs, &kfd::EncodeUnmapMemoryFromGpu,
                     &kfd::DecodeUnmapProgress>(ctx, m, handle, gpus,
                                                kfd::kIocUnmapMemoryFromGpu,
-                                               "UNMAP_MEMORY_FROM_GPU");
+                                               "UNMAP_MEMORY_FROM_GPU", out_claims_done);
 }
 
 Status DestroyObject(Context& ctx, MemoryState& m, MemObject* o, bool force) {
   if (o->kernel_owned) {
     // The kernel keeps the BO for the process's lifetime: drop our view only.
+    UnindexHandle(m, o);
     o->handle = 0;
     o->mapped.Clear();
   }

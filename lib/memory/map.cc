@@ -91,6 +91,7 @@ Status MapScratch(Context& ctx, MemoryState& m, MemObject* o, uint64_t* out_alte
   }
   o->handle = handle;
   o->mmap_offset = offset;
+  IndexHandle(m, o);
   o->mapped = one;
   o->map_count = 1;
   if (out_alternate_va != nullptr) *out_alternate_va = 0;
@@ -188,14 +189,25 @@ Status Unmap(Context& ctx, uint64_t addr) {
     --o->map_count;
     return Status::Ok();
   }
-  HKE_RETURN_IF_ERROR(UnmapBo(ctx, m, o->handle, o->mapped));
+  bool claims_done = false;
+  const Status us = UnmapBo(ctx, m, o->handle, o->mapped, &claims_done);
+  if (!us.ok()) {
+    if (claims_done) {  // the kernel says it is unmapped: record that
+      o->mapped.Clear();
+      o->map_count = 0;
+    }
+    return us;
+  }
   o->mapped.Clear();
   o->map_count = 0;
   if (o->kind == ObjectKind::kScratch) {
     // The backing exists only while mapped; a BO the kernel refuses to free
     // stays with the object (the next map reuses it, Free retries).
     const Status s = FreeBo(ctx, o->handle);
-    if (s.ok()) o->handle = 0;
+    if (s.ok()) {
+      UnindexHandle(m, o);
+      o->handle = 0;
+    }
     return s;
   }
   return Status::Ok();

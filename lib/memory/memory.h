@@ -40,6 +40,7 @@
 #include "lib/core/config.h"
 #include "lib/core/status.h"
 #include "lib/kfd/encode.h"
+#include "lib/memory/range_btree.h"
 #include "lib/memory/range_tree.h"
 #include "lib/memory/va_arena.h"
 
@@ -119,8 +120,9 @@ struct MemObject {
   uint32_t node;          // owner node (user id)
   uint32_t register_count;
   uint32_t map_count;
-  uint32_t index_node;    // node in va_index (every object)
+  uint32_t index_node;    // unused (va_index is keyed by va)
   uint32_t user_index_node;  // kUserptr: node in user_index
+  uint64_t indexed_handle;   // the handle entered in handle_index (0: none)
   uint32_t next_free;     // free-list link while the slot is free
   uint16_t gpu;           // index of the GPU that owns the BO (kNoGpu for none)
   ObjectKind kind;
@@ -156,8 +158,9 @@ struct GpuVm {
 
 // The storage sizes of the subsystem (lib/core/config.h).
 inline constexpr uint32_t kMaxObjects = config::kMaxVaObjects;
-// Range-tree nodes: one index node per object, plus the free ranges of the
-// arenas (two nodes each, at most objects + 1 per arena).
+// AVL range-tree nodes: one per registered user range (user_index), plus
+// the free ranges of the arenas (two nodes each; all arenas together hold
+// at most objects + 3 free ranges).
 inline constexpr uint32_t kRangeNodes = 3 * config::kMaxVaObjects + 16;
 // Distinct node-id lists QueryPointerInfo can hand out (interned by GPU
 // set; the arrays stay valid for the context's lifetime).
@@ -203,8 +206,13 @@ struct MemoryState {
   uint32_t free_object;        // head of the free-slot list (kNil: none)
   MemObject objects[kMaxObjects];
   FixedRangeNodePool<kRangeNodes> nodes;
-  RangeTree va_index;    // every object by [va, va+size) (GPU VA; disjoint)
+  // Every object by [va, va+size) (GPU VA; disjoint): a B+tree of 640-byte
+  // nodes, depth 4 at 10^5 objects, so QueryPointerInfo stays near flat.
+  FixedRangeBTree<RangeBTreeNodesFor(kMaxObjects)> va_index;
   RangeTree user_index;  // userptr objects by [userptr page, rounded size) (may overlap)
+  // KFD handles held by live objects (key: the handle, size 1), so a reply
+  // naming a BO the library already holds is refused, never freed.
+  FixedRangeBTree<RangeBTreeNodesFor(kMaxObjects)> handle_index;
   VaArena svm_arena;           // reserved mode: coarse-grain (default) aperture
   VaArena svm_coherent_arena;  // reserved mode: fine-grain (alternate) aperture
   VaArena handle_arena;

@@ -38,6 +38,12 @@ MemObject* FindContaining(MemoryState& m, uint64_t addr);
 // Inserts the object into the index its kind belongs to.
 Status Index(Context& ctx, MemoryState& m, MemObject* o);
 void Unindex(MemoryState& m, MemObject* o);
+// The handle index (Index/Unindex maintain it; scratch BOs come and go with
+// their mapping and use these directly).
+void IndexHandle(MemoryState& m, MemObject* o);
+void UnindexHandle(MemoryState& m, MemObject* o);
+// True when a live object holds `handle`.
+bool HandleHeld(const MemoryState& m, uint64_t handle);
 
 // GPUs and nodes --------------------------------------------------------
 
@@ -85,7 +91,10 @@ Status FreeBo(Context& ctx, uint64_t handle);
 // MAP/UNMAP_MEMORY_TO_GPU of one BO on every GPU of `gpus` (one call,
 // resumed after EINTR-style partial progress).
 Status MapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus);
-Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus);
+// *out_claims_done (optional): the call failed on a malformed reply that
+// still says every device was unmapped.
+Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet& gpus,
+               bool* out_claims_done = nullptr);
 
 // Releases everything an object holds (GPU mappings, BO, CPU mapping, VA)
 // and its slot. Errors are reported through diagnostics; the object is

@@ -21,7 +21,8 @@ void MemoryState::Construct() {
   live_objects = 0;
   object_high_water = 0;
   free_object = internal::kNoSlot;
-  (void)va_index.Init(&nodes);
+  va_index.Clear();
+  handle_index.Clear();
   (void)user_index.Init(&nodes);
   num_node_lists = 0;
   xnack = -1;
@@ -47,6 +48,7 @@ Status TakeSlot(Context& ctx, MemoryState& m, uint32_t* out_slot) {
   o.gpu = kNoGpu;
   o.index_node = kNil;
   o.user_index_node = kNil;
+  o.indexed_handle = 0;
   o.next_free = kNoSlot;
   o.in_use = true;
   o.registered.Clear();
@@ -66,14 +68,13 @@ void ReleaseSlot(MemoryState& m, uint32_t slot) {
 
 Status Index(Context& ctx, MemoryState& m, MemObject* o) {
   const uint32_t slot = SlotOf(m, o);
-  uint32_t node = kNil;
-  Status s = m.va_index.Insert(o->va, o->size, slot, &node);
+  Status s = m.va_index.Insert(o->va, o->size, slot);
   if (s.ok() && o->kind == ObjectKind::kUserptr) {
     const uint64_t page_start = o->userptr & ~(static_cast<uint64_t>(m.page_size) - 1);
     uint32_t user_node = kNil;
     s = m.user_index.Insert(page_start, o->size, slot, &user_node);
     if (!s.ok()) {
-      (void)m.va_index.Erase(node);
+      (void)m.va_index.Erase(o->va);
     } else {
       o->user_index_node = user_node;
     }
@@ -85,26 +86,41 @@ Status Index(Context& ctx, MemoryState& m, MemObject* o) {
     }
     return ctx.diag().Error(s, kArea, "a memory object overlaps the address index");
   }
-  o->index_node = node;
+  o->index_node = 0;
+  if (o->handle != 0) IndexHandle(m, o);
   return Status::Ok();
 }
 
+void IndexHandle(MemoryState& m, MemObject* o) {
+  if (o->indexed_handle != 0 || o->handle == 0) return;
+  if (m.handle_index.Insert(o->handle, 1, SlotOf(m, o)).ok()) o->indexed_handle = o->handle;
+}
+
+void UnindexHandle(MemoryState& m, MemObject* o) {
+  if (o->indexed_handle == 0) return;
+  (void)m.handle_index.Erase(o->indexed_handle);
+  o->indexed_handle = 0;
+}
+
+bool HandleHeld(const MemoryState& m, uint64_t handle) {
+  return handle != 0 && m.handle_index.FindExact(handle, nullptr);
+}
+
 void Unindex(MemoryState& m, MemObject* o) {
-  if (o->index_node != kNil) (void)m.va_index.Erase(o->index_node);
+  UnindexHandle(m, o);
+  if (o->index_node != kNil) (void)m.va_index.Erase(o->va);
   if (o->user_index_node != kNil) (void)m.user_index.Erase(o->user_index_node);
   o->index_node = kNil;
   o->user_index_node = kNil;
 }
 
 MemObject* FindExact(MemoryState& m, uint64_t addr) {
-  uint32_t n = m.va_index.FindLastStartingAtOrBefore(addr);
-  if (n != kNil && m.va_index.node(n).start == addr) {
-    return &m.objects[m.va_index.node(n).value];
-  }
+  RangeBTree::Entry e{};
+  if (m.va_index.FindExact(addr, &e)) return &m.objects[e.value];
   // Registered user memory by the address the caller registered (not
   // necessarily page aligned).
   const uint64_t page_start = addr & ~(static_cast<uint64_t>(m.page_size) - 1);
-  n = m.user_index.LowerBound(page_start, 0);
+  uint32_t n = m.user_index.LowerBound(page_start, 0);
   while (n != kNil && m.user_index.node(n).start == page_start) {
     MemObject* o = &m.objects[m.user_index.node(n).value];
     if (o->userptr == addr) return o;
@@ -114,13 +130,8 @@ MemObject* FindExact(MemoryState& m, uint64_t addr) {
 }
 
 MemObject* FindContaining(MemoryState& m, uint64_t addr) {
-  const uint32_t n = m.va_index.FindLastStartingAtOrBefore(addr);
-  if (n != kNil) {
-    const RangeNode& r = m.va_index.node(n);
-    if (addr - r.start < r.size || (r.size == 0 && addr == r.start)) {
-      return &m.objects[r.value];
-    }
-  }
+  RangeBTree::Entry e{};
+  if (m.va_index.FindContaining(addr, &e)) return &m.objects[e.value];
   const uint32_t u = m.user_index.FindContaining(addr);
   return u != kNil ? &m.objects[m.user_index.node(u).value] : nullptr;
 }

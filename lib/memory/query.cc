@@ -169,6 +169,9 @@ Status Xnack(Context& ctx, int32_t value, int32_t* out) {
     }
     return ctx.diag().Error(s, kArea, "SET_XNACK_MODE failed");
   }
+  if (a.xnack_enabled != 0 && a.xnack_enabled != 1) {
+    return ctx.diag().Error(Protocol(), kArea, "SET_XNACK_MODE answered a mode other than 0 or 1");
+  }
   if (out != nullptr) *out = a.xnack_enabled;
   return Status::Ok();
 }
@@ -218,13 +221,23 @@ Status NodeToLocation(Context& ctx, const MemoryState& m, uint32_t type, uint32_
   return Status::Ok();
 }
 
-uint32_t LocationToNode(const MemoryState& m, uint32_t location) {
-  if (location == kfd::kSvmLocationUndefined) return 0xffffffffu;
-  if (location == kfd::kSvmLocationSysmem) return 0;
-  for (uint32_t g = 0; g < m.num_gpus; ++g) {
-    if (m.gpus[g].gpu_id == location) return m.gpus[g].node;
+// False for a gpu_id this process does not see (a malformed reply).
+bool LocationToNode(const MemoryState& m, uint32_t location, uint32_t* out_node) {
+  if (location == kfd::kSvmLocationUndefined) {
+    *out_node = 0xffffffffu;
+    return true;
   }
-  return 0xffffffffu;
+  if (location == kfd::kSvmLocationSysmem) {
+    *out_node = 0;
+    return true;
+  }
+  for (uint32_t g = 0; g < m.num_gpus; ++g) {
+    if (m.gpus[g].gpu_id == location) {
+      *out_node = m.gpus[g].node;
+      return true;
+    }
+  }
+  return false;
 }
 
 Status SvmCall(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
@@ -257,9 +270,22 @@ Status SvmCall(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
   if (op == kfd::kSvmOpGetAttr) {
     s = kfd::DecodeSvmGetReply(m.svm_buffer, bytes, start, size, nattr, k, kSvmAttrCapacity);
     if (!s.ok()) return ctx.diag().Error(s, kArea, "the SVM GET_ATTR reply is malformed");
+    // Translate everything first, then publish: a bad reply leaves the
+    // caller's attributes as they were.
+    for (uint32_t i = 0; i < nattr; ++i) {
+      if (k[i].type != attrs[i].type &&
+          !(IsAccessAttr(k[i].type) && IsAccessAttr(attrs[i].type))) {
+        return ctx.diag().Error(Protocol(), kArea,
+                                "the SVM GET_ATTR reply is malformed: another attribute type than asked");
+      }
+      if (IsLocationAttr(k[i].type) && !LocationToNode(m, k[i].value, &k[i].value)) {
+        return ctx.diag().Error(Protocol(), kArea,
+                                "the SVM GET_ATTR reply is malformed: a gpu_id this process does not see");
+      }
+    }
     for (uint32_t i = 0; i < nattr; ++i) {
       attrs[i].type = k[i].type;
-      attrs[i].value = IsLocationAttr(k[i].type) ? LocationToNode(m, k[i].value) : k[i].value;
+      attrs[i].value = k[i].value;
     }
   }
   return Status::Ok();
@@ -367,8 +393,8 @@ Status CheckInvariants(Context& ctx) {
     if (o.index_node == kNil || (user != (o.user_index_node != kNil))) {
       return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea, "an object is not indexed");
     }
-    const RangeNode& n = m.va_index.node(o.index_node);
-    if (n.value != i || n.start != o.va || n.size != o.size ||
+    RangeBTree::Entry e{};
+    if (!m.va_index.FindExact(o.va, &e) || e.value != i || e.size != o.size ||
         (user && m.user_index.node(o.user_index_node).value != i)) {
       return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea,
                               "an index entry names another object or range");

@@ -37,7 +37,12 @@ Status RangeNodePool::Allocate(uint32_t* out) {
   } else {
     return Exhausted();
   }
+  // A node handed out but not (yet) linked into a tree has no links, so
+  // Erase's walk to the root can tell it is in no tree.
   nodes_[index].height = 0;
+  nodes_[index].parent = kNil;
+  nodes_[index].left = kNil;
+  nodes_[index].right = kNil;
   ++used_;
   *out = index;
   return Status::Ok();

@@ -103,8 +103,9 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
   imp.dmabuf_fd = static_cast<uint32_t>(a.dmabuf_fd);
   s = device::KfdIoctl(ctx, kfd::kIocImportDmabuf, &imp);
   if (!s.ok()) s = ctx.diag().Error(s, kArea, "IMPORT_DMABUF failed");
-  if (s.ok() && kfd::HandleGpuId(imp.handle) != info.gpu_id) {
-    s = ctx.diag().Error(Protocol(), kArea, "IMPORT_DMABUF returned a handle of another GPU");
+  if (s.ok() && (kfd::HandleGpuId(imp.handle) != info.gpu_id || HandleHeld(m, imp.handle))) {
+    s = ctx.diag().Error(Protocol(), kArea,
+                         "IMPORT_DMABUF returned a handle of another GPU or of a live buffer");
   }
   o->kind = ObjectKind::kDmabufImport;
   o->va = r.va;
@@ -211,9 +212,14 @@ Status RegisterShared(Context& ctx, const HsaSharedMemoryHandle* handle, const u
   imp.gpu_id = h[kWordGpu];
   s = device::KfdIoctl(ctx, kfd::kIocIpcImportHandle, &imp);
   if (!s.ok()) s = ctx.diag().Error(s, kArea, "IPC_IMPORT_HANDLE failed");
-  if (s.ok() && kfd::HandleGpuId(imp.handle) != imp.gpu_id) {
+  // A handle of another GPU or of a live buffer is not ours to free.
+  if (s.ok() && (kfd::HandleGpuId(imp.handle) != imp.gpu_id || HandleHeld(m, imp.handle))) {
+    s = ctx.diag().Error(Protocol(), kArea,
+                         "IPC_IMPORT_HANDLE returned a handle of another GPU or of a live buffer");
+  }
+  if (s.ok() && (imp.mmap_offset & (static_cast<uint64_t>(m.page_size) - 1)) != 0) {
     (void)FreeBo(ctx, imp.handle);
-    s = ctx.diag().Error(Protocol(), kArea, "IPC_IMPORT_HANDLE returned a handle of another GPU");
+    s = ctx.diag().Error(Protocol(), kArea, "IPC_IMPORT_HANDLE returned an unaligned mmap offset");
   }
   HsaMemFlags imported;
   imported.Value = MemFlagsOf(imp.flags);

@@ -34,6 +34,7 @@ namespace {
 
 constexpr uint64_t kTwoMiB = 2ull << 20;
 constexpr uint64_t kReservedLimit = (1ull << 40) - 1;  // reserved mode caps the range at 1 TiB
+constexpr uint64_t kAnywhereMax = 64ull << 30;
 
 Status KfdFd(Context& ctx, int* out_fd) {
   LockGuard g(ctx.lock());
@@ -158,7 +159,10 @@ Status ReserveSvm(Context& ctx, MemoryState& m) {
       start = base;
     } else {
       if (s.ok()) (void)p.Munmap(got, length);
-      // Anywhere, 2 MiB aligned by over-allocating and trimming.
+      // Anywhere, 2 MiB aligned by over-allocating and trimming; at most
+      // 64 GiB (a kernel-placed window of hundreds of GiB can land across
+      // a sanitizer's or loader's reserved regions).
+      if (size > kAnywhereMax) continue;
       s = p.Mmap(nullptr, padded, HKE_PROT_NONE, anon, -1, 0, &got);
       if (!s.ok()) continue;
       const uint64_t raw = reinterpret_cast<uintptr_t>(got);
