@@ -56,6 +56,29 @@ uint32_t MemFlagsOf(uint32_t kfd_flags) {
   return f.Value;
 }
 
+void RegisterTo(MemObject* o, const GpuSet& set) {
+  o->registered = set;
+  o->registered_explicitly = true;
+}
+
+// The common end of an import: with the kernel call's status `s`, either
+// index the object holding `handle`, or undo everything (the BO too, once
+// made) and return the failure.
+Status FinishImport(Context& ctx, MemoryState& m, MemObject* o, uint32_t slot, const VaRange& r,
+                    uint64_t handle, Status s) {
+  if (s.ok()) {
+    o->handle = handle;
+    s = Index(ctx, m, o);
+    if (!s.ok()) (void)FreeBo(ctx, handle);
+  }
+  if (!s.ok()) {
+    o->handle = 0;
+    (void)ReleaseVa(ctx, m, r);
+    ReleaseSlot(m, slot);
+  }
+  return s;
+}
+
 // Share-handle layout (HsaSharedMemoryHandle words).
 constexpr uint32_t kWordKind = 4, kWordPages = 5, kWordGpu = 6, kWordMagic = 7;
 constexpr uint32_t kShareMagic = 0x48534831u;  // "HSH1"
@@ -118,21 +141,8 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
   o->node = m.gpus[gpu].node;
   o->mem_flags = MemFlagsOf(info.flags);
   o->register_count = 1;
-  if (a.nodes != nullptr) {
-    o->registered = set;
-    o->registered_explicitly = true;
-  }
-  if (s.ok()) {
-    o->handle = imp.handle;
-    s = Index(ctx, m, o);
-    if (!s.ok()) (void)FreeBo(ctx, imp.handle);
-  }
-  if (!s.ok()) {
-    o->handle = 0;
-    (void)ReleaseVa(ctx, m, r);
-    ReleaseSlot(m, slot);
-    return s;
-  }
+  if (a.nodes != nullptr) RegisterTo(o, set);
+  HKE_RETURN_IF_ERROR(FinishImport(ctx, m, o, slot, r, imp.handle, s));
   HsaGraphicsResourceInfo res{};
   res.MemoryAddress = reinterpret_cast<void*>(static_cast<uintptr_t>(r.va));
   res.SizeInBytes = info.size;
@@ -247,21 +257,8 @@ Status RegisterShared(Context& ctx, const HsaSharedMemoryHandle* handle, const u
   o->node = m.gpus[gpu].node;
   o->mmap_offset = imp.mmap_offset;
   o->register_count = 1;
-  if (nodes != nullptr) {
-    o->registered = set;
-    o->registered_explicitly = true;
-  }
-  if (s.ok()) {
-    o->handle = imp.handle;
-    s = Index(ctx, m, o);
-    if (!s.ok()) (void)FreeBo(ctx, imp.handle);
-  }
-  if (!s.ok()) {
-    o->handle = 0;
-    (void)ReleaseVa(ctx, m, r);
-    ReleaseSlot(m, slot);
-    return s;
-  }
+  if (nodes != nullptr) RegisterTo(o, set);
+  HKE_RETURN_IF_ERROR(FinishImport(ctx, m, o, slot, r, imp.handle, s));
   *out_addr = r.va;
   *out_size = size;
   return Status::Ok();

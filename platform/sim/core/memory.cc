@@ -472,18 +472,24 @@ int Simulator::IocImportDmabuf(IoctlCtx&, void* d) {
   if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
   auto it = dmabufs_.find(key);
   if (it == dmabufs_.end() || it->second.storage->gpu != gpu) return EINVAL;
+  a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, it->second.storage, it->second.flags);
+  return 0;
+}
+
+// A new handle on an existing storage (dma-buf and IPC imports).
+uint64_t Simulator::AddAliasBo(int gpu, uint32_t gpu_id, uint64_t va,
+                               const std::shared_ptr<Storage>& storage, uint32_t flags) {
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
   Bo bo;
-  bo.va = a->va_addr;
-  bo.size = it->second.storage->size;
-  bo.flags = it->second.flags;
-  bo.storage = it->second.storage;
+  bo.va = va;
+  bo.size = storage->size;
+  bo.flags = flags;
+  bo.storage = storage;
   bo.storage->refs++;
   bo.mmap_offset = bo.storage->offset;
   const uint32_t idx = g.bo_ids.Take();
-  a->handle = (static_cast<uint64_t>(a->gpu_id) << 32) | idx;
   g.bos.emplace(idx, std::move(bo));
-  return 0;
+  return (static_cast<uint64_t>(gpu_id) << 32) | idx;
 }
 
 // IPC share handles (the DKMS driver's IPC_EXPORT/IMPORT_HANDLE): EXPORT
@@ -521,19 +527,9 @@ int Simulator::IocIpcImport(IoctlCtx&, void* d) {
                                     a->share_handle[3]};
   auto it = ipc_.find(key);
   if (it == ipc_.end() || it->second.storage->gpu != gpu) return EINVAL;
-  GpuProc& g = gpus_[static_cast<size_t>(gpu)];
-  Bo bo;
-  bo.va = a->va_addr;
-  bo.size = it->second.storage->size;
-  bo.flags = it->second.flags;
-  bo.storage = it->second.storage;
-  bo.storage->refs++;
-  bo.mmap_offset = bo.storage->offset;
-  const uint32_t idx = g.bo_ids.Take();
-  a->handle = (static_cast<uint64_t>(a->gpu_id) << 32) | idx;
-  a->mmap_offset = bo.mmap_offset;
-  a->flags = bo.flags;
-  g.bos.emplace(idx, std::move(bo));
+  a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, it->second.storage, it->second.flags);
+  a->mmap_offset = it->second.storage->offset;
+  a->flags = it->second.flags;
   return 0;
 }
 

@@ -236,6 +236,8 @@ class Simulator {
   int IocGetDmabufInfo(IoctlCtx& c, void* d);
   int IocImportDmabuf(IoctlCtx& c, void* d);
   int IocIpcExport(IoctlCtx& c, void* d);
+  uint64_t AddAliasBo(int gpu, uint32_t gpu_id, uint64_t va, const std::shared_ptr<Storage>& storage,
+                      uint32_t flags);
   int IocIpcImport(IoctlCtx& c, void* d);
 
   // ---------------- events.cc ----------------
