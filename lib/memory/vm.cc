@@ -145,7 +145,11 @@ Status ReserveSvm(Context& ctx, MemoryState& m) {
   const uint32_t anon = HKE_MAP_PRIVATE | HKE_MAP_ANONYMOUS | HKE_MAP_NORESERVE;
   // A 32-bit process has no 4 GiB to spare: it accepts down to 256 MiB.
   const uint64_t min_size = sizeof(void*) < 8 ? (256ull << 20) : (4ull << 30);
-  for (uint64_t size = (limit - base + 1) & ~(kTwoMiB - 1); size >= min_size; size /= 2) {
+  // At most 64 GiB: a window of hundreds of GiB can land across a
+  // sanitizer's or loader's reserved regions (upstream tries up to 1 TiB).
+  uint64_t first = (limit - base + 1) & ~(kTwoMiB - 1);
+  if (first > kAnywhereMax) first = kAnywhereMax;
+  for (uint64_t size = first; size >= min_size; size /= 2) {
     size_t length = 0, padded = 0;
     if (!CheckedCast(size, &length) || !CheckedCast(size + kTwoMiB, &padded) ||
         padded < length) {

@@ -872,6 +872,8 @@ struct Run::Impl {
     RangeSet expect;
     std::set<uint64_t> lib_bos;
     if (m.reserved_mode && m.svm_limit != 0) expect.Add(m.svm_base, m.svm_limit + 1);
+    // 32-bit hosts: the handle aperture is a PROT_NONE window the library maps.
+    if (m.handle_reserved) expect.Add(m.handle_base, m.handle_base + m.handle_size);
     for (uint32_t i = 0; i < m.object_high_water; ++i) {
       const MemObject& o = m.objects[i];
       if (!o.in_use) continue;
@@ -955,7 +957,7 @@ struct Run::Impl {
       Violation("MMIO objects " + std::to_string(mmio) + " but " + std::to_string(mmio_gpus) +
                 " GPUs have an MMIO page");
     }
-    const uint64_t handle_full = 1ull << 47;
+    const uint64_t handle_full = Ctx().memory().handle_size;
     if (st.handle_aperture_free != 0 && st.handle_aperture_free != handle_full) {
       Violation("handle aperture not entirely free after cleanup: " +
                 std::to_string(st.handle_aperture_free) + " B free");

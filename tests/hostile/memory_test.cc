@@ -281,7 +281,7 @@ void ImportWorks(Env& e) {
   HSAuint32 nodes[] = {e.gpu_nodes.at(0)};
   REQUIRE(hsaKmtRegisterGraphicsHandleToNodes(static_cast<HSAuint64>(e.dmabuf_fd), &info, 1,
                                               nodes) == HSAKMT_STATUS_SUCCESS);
-  CHECK(info.SizeInBytes == e.mem_size);
+  CHECK(uint64_t{info.SizeInBytes} == e.mem_size);
   CHECK(hsaKmtDeregisterMemory(info.MemoryAddress) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtFreeMemory(e.mem, e.mem_size) == HSAKMT_STATUS_SUCCESS);
   hostile::MemoryWorks(e);

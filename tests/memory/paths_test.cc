@@ -157,9 +157,9 @@ TEST_CASE("each HsaMemFlags combination sends upstream's KFD flags and gets its 
     CHECK(info.Type == (c.kfd == 0 ? HSA_POINTER_RESERVED_ADDR : HSA_POINTER_ALLOCATED));
     CHECK(info.Node == c.node);
     CHECK(info.MemFlags.Value == f.Value);
-    CHECK(info.GPUAddress == reinterpret_cast<uintptr_t>(p));
-    CHECK(info.CPUAddress == p);
-    CHECK(info.SizeInBytes == (f.ui32.AQLQueueMemory ? 2 * size : size));
+    CHECK(uint64_t{info.GPUAddress} == reinterpret_cast<uintptr_t>(p));
+    CHECK(static_cast<const void*>(info.CPUAddress) == p);
+    CHECK(uint64_t{info.SizeInBytes} == (f.ui32.AQLQueueMemory ? 2 * size : size));
     CHECK(hsaKmtFreeMemory(p, size) == HSAKMT_STATUS_SUCCESS);
     CHECK(hsaKmtQueryPointerInfo(p, &info) == HSAKMT_STATUS_ERROR);
     CHECK(info.Type == HSA_POINTER_UNKNOWN);
@@ -187,7 +187,7 @@ TEST_CASE("NoAddress VRAM lives in the handle aperture above 2^47, KFD gets va 0
   CHECK(hsaKmtMapMemoryToGPU(p, 1 << 20, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   HsaPointerInfo info;
   REQUIRE(hsaKmtQueryPointerInfo(p, &info) == HSAKMT_STATUS_SUCCESS);
-  CHECK(info.CPUAddress == nullptr);
+  CHECK(static_cast<const void*>(info.CPUAddress) == nullptr);
   CHECK(hsaKmtFreeMemory(p, 1 << 20) == HSAKMT_STATUS_SUCCESS);
   CHECK(b.Stats().handle_aperture_free == free_before);
 }
@@ -354,7 +354,7 @@ TEST_CASE("unknown addresses: upstream's statuses per call; Unmap(NULL) succeeds
   CHECK(hsaKmtSetMemoryUserData(p, &local) == HSAKMT_STATUS_SUCCESS);  // the start only
   HsaPointerInfo info;
   REQUIRE(hsaKmtQueryPointerInfo(p, &info) == HSAKMT_STATUS_SUCCESS);
-  CHECK(info.UserData == &local);
+  CHECK(static_cast<const void*>(info.UserData) == &local);
   CHECK(hsaKmtFreeMemory(p, 8192) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtFreeMemory(p, 8192) == HSAKMT_STATUS_INVALID_PARAMETER);  // double free
 }
@@ -383,9 +383,9 @@ TEST_CASE("legacy registration: a coarse userptr BO at a GPU VA of its own, coun
   HsaPointerInfo info;
   REQUIRE(hsaKmtQueryPointerInfo(buf + 5000, &info) == HSAKMT_STATUS_SUCCESS);
   CHECK(info.Type == HSA_POINTER_REGISTERED_USER);
-  CHECK(info.CPUAddress == buf);
-  CHECK(info.GPUAddress == gpu_va + 64);
-  CHECK(info.SizeInBytes == size);
+  CHECK(static_cast<const void*>(info.CPUAddress) == buf);
+  CHECK(uint64_t{info.GPUAddress} == gpu_va + 64);
+  CHECK(uint64_t{info.SizeInBytes} == size);
   CHECK(uint32_t{info.MemFlags.ui32.CoarseGrain} == 1);
   HSAuint64 alt = 0;
   REQUIRE(hsaKmtMapMemoryToGPU(buf, size, &alt) == HSAKMT_STATUS_SUCCESS);

@@ -50,7 +50,7 @@ TEST_CASE("reserved mode: allocations come from the reserved SVM range, by coher
   // A fixed address inside a free part of the range, then the same again.
   HsaMemFlags fixed = coarse;
   fixed.ui32.FixedAddress = 1;
-  void* want = reinterpret_cast<void*>(alt_base + alt_size + (1ull << 36));
+  void* want = reinterpret_cast<void*>(static_cast<uintptr_t>(alt_base + 2 * alt_size));
   void* got = want;
   REQUIRE(hsaKmtAllocMemory(2, 1 << 16, fixed, &got) == HSAKMT_STATUS_SUCCESS);
   CHECK(got == want);

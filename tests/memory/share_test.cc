@@ -48,7 +48,7 @@ TEST_CASE("a dma-buf export imports as REGISTERED_GRAPHICS on the exporting GPU,
   REQUIRE(hsaKmtRegisterGraphicsHandleToNodes(static_cast<HSAuint64>(fd), &info, 2, nodes) ==
           HSAKMT_STATUS_SUCCESS);
   CHECK(b.Ioctls() == std::vector<std::string>{"GET_DMABUF_INFO", "IMPORT_DMABUF"});
-  CHECK(info.SizeInBytes == (1u << 20));
+  CHECK(uint64_t{info.SizeInBytes} == (1u << 20));
   CHECK(info.NodeId == kGpu);
   CHECK(info.MetadataSizeInBytes == 0);
   CHECK(reinterpret_cast<uintptr_t>(info.MemoryAddress) % (256 * 1024) == 0);

@@ -100,8 +100,8 @@ TEST_CASE("random alloc/map/unmap/free steps (100k on 64-bit hosts) keep every i
       HsaPointerInfo info;
       REQUIRE(hsaKmtQueryPointerInfo(reinterpret_cast<void*>(inside), &info) ==
               HSAKMT_STATUS_SUCCESS);
-      REQUIRE(info.GPUAddress == it->first);
-      REQUIRE(info.SizeInBytes == it->second.size);
+      REQUIRE(uint64_t{info.GPUAddress} == it->first);
+      REQUIRE(uint64_t{info.SizeInBytes} == it->second.size);
       REQUIRE(info.Node == it->second.node);
       ++queries;
     }
