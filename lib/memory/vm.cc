@@ -203,15 +203,25 @@ Status ReserveSvm(Context& ctx, MemoryState& m) {
 
 void UnreserveHandleAperture(Context& ctx, MemoryState& m) {
   if (!m.handle_reserved) return;
-  (void)ctx.platform().Munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(m.handle_base)),
-                              static_cast<size_t>(m.handle_size));
+  const Status s = ctx.platform().Munmap(
+      reinterpret_cast<void*>(static_cast<uintptr_t>(m.handle_base)),
+      static_cast<size_t>(m.handle_size));
+  if (!s.ok()) {
+    (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea,
+                            "munmap of the handle-aperture window failed; it stays mapped");
+  }
   m.handle_reserved = false;
 }
 
 void UnreserveSvm(Context& ctx, MemoryState& m) {
   if (!m.reserved_mode || m.svm_limit == 0) return;
-  (void)ctx.platform().Munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(m.svm_base)),
-                              static_cast<size_t>(m.svm_limit - m.svm_base + 1));
+  const Status s = ctx.platform().Munmap(
+      reinterpret_cast<void*>(static_cast<uintptr_t>(m.svm_base)),
+      static_cast<size_t>(m.svm_limit - m.svm_base + 1));
+  if (!s.ok()) {
+    (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea,
+                            "munmap of the reserved SVM range failed; it stays mapped");
+  }
 }
 
 Status AcquireVms(Context& ctx, MemoryState& m) {
