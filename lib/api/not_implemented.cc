@@ -28,27 +28,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32, HsaAMDGPUDeviceHa
   return kNotImplemented;
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtReportQueue(HSA_QUEUEID, HsaQueueReport*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32, HSA_QUEUE_TYPE, HSAuint32, HSA_QUEUE_PRIORITY,
-                                          void*, HSAuint64, HsaEvent*, HsaQueueResource*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32, HSA_QUEUE_TYPE, HSAuint32,
-                                             HSA_QUEUE_PRIORITY, HSAuint32, void*, HSAuint64,
-                                             HsaEvent*, HsaQueueResource*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID, HSAuint32, HSA_QUEUE_PRIORITY, void*,
-                                          HSAuint64, HsaEvent*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID, HSAuint32, HSAuint32*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID, HsaQueueInfo*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID, HSAuint32, HSAuint32*) {
-  return kNotImplemented;
-}
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32, HSAuint32, HSAuint32, void*, HSAuint64) {
   return kNotImplemented;
 }

@@ -5,6 +5,7 @@
 #include "lib/device/kfd_device.h"
 #include "lib/events/events.h"
 #include "lib/memory/memory.h"
+#include "lib/queues/queues.h"
 
 namespace {
 
@@ -34,12 +35,13 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void) {
 HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
-  // The last close destroys every event, then releases every memory object
+  // The last close destroys every queue and every event, then releases every memory object
   // and the MMIO pages while the descriptor still works (upstream frees the
   // MMIO BOs here too; the events page stays with the kernel). Memory the
   // kernel refuses to free keeps the device open: the close fails with that
   // status and can be retried.
   if (hke::device::LastReference(*ctx)) {
+    hke::queues::Teardown(*ctx);
     hke::events::Teardown(*ctx);
     const hke::Status t = hke::memory::Teardown(*ctx);
     if (!t.ok()) return hke::api::ToHsakmt(t);

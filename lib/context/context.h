@@ -28,6 +28,7 @@
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
+#include "lib/queues/queues.h"
 #include "lib/topology/gfx_override.h"
 #include "lib/topology/snapshot.h"
 
@@ -187,6 +188,11 @@ class Context {
   SpinLock& events_lock() { return events_lock_; }
   events::EventsState& events() { return events_; }
 
+  // The queues subsystem (lib/queues/queues.h); lock order: queues_lock ->
+  // topology_lock -> memory_lock -> events_lock -> lock.
+  SpinLock& queues_lock() { return queues_lock_; }
+  queues::QueuesState& queues() { return queues_; }
+
  private:
   uint32_t magic_;
   hke_config config_;
@@ -208,6 +214,10 @@ class Context {
   // Only the small members are initialised (their initialisers); the
   // table, the HsaEvent views and the wait pool are touched lazily.
   events::EventsState events_;
+  SpinLock queues_lock_;
+  // Only the small members and the doorbell table are initialised; the
+  // descriptor slots are touched lazily.
+  queues::QueuesState queues_;
 };
 
 // Checks a configuration (gfx_overrides included); reports the reason

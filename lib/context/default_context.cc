@@ -15,6 +15,7 @@
 #include "lib/device/kfd_device.h"
 #include "lib/events/events.h"
 #include "lib/memory/memory.h"
+#include "lib/queues/queues.h"
 
 namespace {
 
@@ -48,9 +49,11 @@ void hke_context_deinit(hke_context* context) {
   // Release memory objects through the device while it still works (not
   // in a forked child: there the kernel refuses the inherited descriptor).
   if (hke::device::CheckOpen(context->impl).ok()) {
+    hke::queues::Teardown(context->impl);
     hke::events::Teardown(context->impl);
     (void)hke::memory::Teardown(context->impl);  // best effort: the context goes away
   }
+  hke::queues::Forget(context->impl);
   hke::events::Forget(context->impl);
   hke::memory::Forget(context->impl);
   hke::device::ForceClose(context->impl);

@@ -65,27 +65,6 @@ const StubCall kStubCalls[] = {
      }},
     {"hsaKmtReportQueue",
      [](void* p) { return hsaKmtReportQueue(0, static_cast<HsaQueueReport*>(p)); }},
-    {"hsaKmtCreateQueue",
-     [](void* p) {
-       return hsaKmtCreateQueue(0, HSA_QUEUE_COMPUTE, 0, HSA_QUEUE_PRIORITY_NORMAL, p, 0,
-                                static_cast<HsaEvent*>(p), static_cast<HsaQueueResource*>(p));
-     }},
-    {"hsaKmtCreateQueueExt",
-     [](void* p) {
-       return hsaKmtCreateQueueExt(0, HSA_QUEUE_COMPUTE, 0, HSA_QUEUE_PRIORITY_NORMAL, 0, p, 0,
-                                   static_cast<HsaEvent*>(p), static_cast<HsaQueueResource*>(p));
-     }},
-    {"hsaKmtUpdateQueue",
-     [](void* p) {
-       return hsaKmtUpdateQueue(0, 0, HSA_QUEUE_PRIORITY_NORMAL, p, 0, static_cast<HsaEvent*>(p));
-     }},
-    {"hsaKmtDestroyQueue", [](void*) { return hsaKmtDestroyQueue(0); }},
-    {"hsaKmtSetQueueCUMask",
-     [](void* p) { return hsaKmtSetQueueCUMask(0, 0, static_cast<HSAuint32*>(p)); }},
-    {"hsaKmtGetQueueInfo",
-     [](void* p) { return hsaKmtGetQueueInfo(0, static_cast<HsaQueueInfo*>(p)); }},
-    {"hsaKmtAllocQueueGWS",
-     [](void* p) { return hsaKmtAllocQueueGWS(0, 0, static_cast<HSAuint32*>(p)); }},
     {"hsaKmtSetMemoryPolicy", [](void* p) { return hsaKmtSetMemoryPolicy(0, 0, 0, p, 0); }},
     {"hsaKmtProcessVMRead",
      [](void* p) {

@@ -1,0 +1,129 @@
+// The queue entry points of hsakmt.h on the default context
+// (lib/queues/queues.h has the semantics).
+//
+// Status rules: a NULL QueueResource / QueueInfo / FirstGWS or QueueCUMask
+// is INVALID_PARAMETER before anything else; then the open device
+// (KERNEL_IO_CHANNEL_NOT_OPENED), then the arguments (ring, type, priority,
+// percentage, engine id: INVALID_PARAMETER; a node that is not a GPU:
+// INVALID_NODE_UNIT), then the handle (INVALID_HANDLE for a stale or forged
+// HSA_QUEUEID; upstream dereferences it). hsaKmtCreateQueue with
+// SDMA_BY_ENG_ID is ERROR, as upstream. A kernel refusal of CREATE, UPDATE,
+// DESTROY_QUEUE or SET_CU_MASK is ERROR (upstream's answer; the errno is in
+// the diagnostics report); ALLOC_QUEUE_GWS maps EINVAL to
+// INVALID_PARAMETER, EBUSY to OUT_OF_RESOURCES and ENODEV to NOT_SUPPORTED.
+// A queue without a context save area has no GetQueueInfo: NOT_SUPPORTED.
+#include "hsakmt/hsakmt.h"
+#include "lib/api/status_map.h"
+#include "lib/context/context.h"
+#include "lib/core/errno.h"
+#include "lib/queues/queues.h"
+
+namespace {
+
+hke::Context* Default() {
+  hke_context* c = hke_default_context();
+  return c != nullptr ? &c->impl : nullptr;
+}
+
+constexpr HSAKMT_STATUS kNoContext = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+
+HSAKMT_STATUS KernelCallStatus(hke::Status s) {
+  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
+  return hke::api::ToHsakmt(s);
+}
+
+uint64_t Addr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
+
+HSAKMT_STATUS Create(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 percentage,
+                     HSA_QUEUE_PRIORITY priority, HSAuint32 engine, bool ext, void* ring,
+                     HSAuint64 ring_size, HsaEvent* event, HsaQueueResource* res) {
+  if (res == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  hke::Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  hke::queues::CreateArgs a{};
+  a.node = node;
+  a.hsa_type = static_cast<uint32_t>(type);
+  a.ext = ext;
+  a.percentage = percentage;
+  a.priority = static_cast<int64_t>(priority);
+  a.sdma_engine_id = engine;
+  a.ring_va = Addr(ring);
+  a.ring_size = ring_size;
+  a.event = event;
+  a.aql_read_ptr = res->QueueRptrValue;
+  a.aql_write_ptr = res->QueueWptrValue;
+  a.error_reason = Addr(const_cast<HSAint64*>(res->ErrorReason));
+  return KernelCallStatus(hke::queues::Create(*ctx, a, res));
+}
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+                                          HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
+                                          void* QueueAddress, HSAuint64 QueueSizeInBytes,
+                                          HsaEvent* Event, HsaQueueResource* QueueResource) {
+  if (Type == HSA_QUEUE_SDMA_BY_ENG_ID) return HSAKMT_STATUS_ERROR;
+  return Create(NodeId, Type, QueuePercentage, Priority, 0, false, QueueAddress, QueueSizeInBytes,
+                Event, QueueResource);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+                                             HSAuint32 QueuePercentage,
+                                             HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
+                                             void* QueueAddress, HSAuint64 QueueSizeInBytes,
+                                             HsaEvent* Event, HsaQueueResource* QueueResource) {
+  return Create(NodeId, Type, QueuePercentage, Priority, SdmaEngineId, true, QueueAddress,
+                QueueSizeInBytes, Event, QueueResource);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
+                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
+                                          HSAuint64 QueueSize, HsaEvent* /*Event*/) {
+  hke::Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::queues::Update(*ctx, QueueId, QueuePercentage,
+                                              static_cast<int64_t>(Priority), Addr(QueueAddress),
+                                              QueueSize));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId) {
+  hke::Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::queues::Destroy(*ctx, QueueId));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
+                                             HSAuint32* QueueCUMask) {
+  if (QueueCUMask == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  hke::Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::queues::SetCuMask(*ctx, QueueId, CUMaskCount, QueueCUMask));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
+  if (QueueInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  hke::Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::queues::GetInfo(*ctx, QueueId, QueueInfo));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS,
+                                            HSAuint32* firstGWS) {
+  if (firstGWS == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  hke::Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  uint32_t first = 0;
+  const hke::Status s = hke::queues::AllocGws(*ctx, QueueId, nGWS, &first);
+  if (!s.ok()) {
+    if (s.is_errno(hke::err::kEINVAL)) return HSAKMT_STATUS_INVALID_PARAMETER;
+    if (s.is_errno(hke::err::kEBUSY)) return HSAKMT_STATUS_OUT_OF_RESOURCES;
+    if (s.is_errno(hke::err::kENODEV)) return HSAKMT_STATUS_NOT_SUPPORTED;
+    return KernelCallStatus(s);
+  }
+  *firstGWS = first;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+}  // extern "C"

@@ -1,0 +1,534 @@
+// Queue creation, update, CU masks, wave state, GWS and destruction through
+// the hsaKmt* API on the in-process simulator: what reaches the kernel, what
+// the caller gets back, and that failures leave nothing behind.
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "lib/context/context.h"
+#include "lib/kfd/abi.h"
+#include "lib/queues/queues.h"
+#include "tests/support/sim_board.h"
+
+using hketest::SimBoard;
+namespace q = hke::queues;
+namespace k = hke::kfd;
+
+namespace {
+
+std::string Join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += x + " ";
+  return s;
+}
+
+size_t Count(const std::vector<std::string>& v, const std::string& name) {
+  size_t n = 0;
+  for (const auto& x : v) n += x == name;
+  return n;
+}
+
+uint32_t FirstGpuNode() {
+  HsaSystemProperties sys{};
+  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
+    HsaNodeProperties p{};
+    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
+    if (p.NumFComputeCores != 0) return n;
+  }
+  FAIL("no GPU node");
+  return 0;
+}
+
+HsaNodeProperties Props(uint32_t node) {
+  HsaNodeProperties p{};
+  REQUIRE(hsaKmtGetNodeProperties(node, &p) == HSAKMT_STATUS_SUCCESS);
+  return p;
+}
+
+// A ring in GTT memory the GPU can reach.
+void* Ring(uint32_t node, uint64_t size) {
+  HsaMemFlags f{};
+  f.ui32.HostAccess = 1;
+  f.ui32.NonPaged = 1;
+  f.ui32.ExecuteAccess = 1;
+  void* p = nullptr;
+  REQUIRE(hsaKmtAllocMemory(0, size, f, &p) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtMapMemoryToGPUNodes(p, size, nullptr, HsaMemMapFlags{}, 1, &node) ==
+          HSAKMT_STATUS_SUCCESS);
+  return p;
+}
+
+q::Stats QStats() {
+  q::Stats s{};
+  REQUIRE(q::GetStats(hke_default_context()->impl, &s).ok());
+  return s;
+}
+
+struct Aql {
+  alignas(64) uint64_t rptr = 0;
+  uint64_t wptr = 0;
+};
+
+HSAKMT_STATUS CreateAql(uint32_t node, void* ring, uint64_t size, Aql* ptrs, HsaQueueResource* r,
+                        HSA_QUEUE_PRIORITY prio = HSA_QUEUE_PRIORITY_NORMAL, HsaEvent* ev = nullptr) {
+  *r = HsaQueueResource{};
+  r->Queue_read_ptr_aql = &ptrs->rptr;
+  r->Queue_write_ptr_aql = &ptrs->wptr;
+  return hsaKmtCreateQueue(node, HSA_QUEUE_COMPUTE_AQL, 100, prio, ring, size, ev, r);
+}
+
+}  // namespace
+
+TEST_CASE("an AQL queue sends the ring, the caller's pointers, priority, EOP and the computed CWSR sizes; the doorbell lies in the node's slice") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  const HsaNodeProperties p = Props(node);
+  void* ring = Ring(node, 64 * 1024);
+  Aql ptrs;
+  b.ClearTrace();
+  HsaQueueResource r{};
+  REQUIRE(CreateAql(node, ring, 64 * 1024, &ptrs, &r, HSA_QUEUE_PRIORITY_HIGH) ==
+          HSAKMT_STATUS_SUCCESS);
+  INFO(Join(b.Ioctls()));
+  const auto args = b.Args("CREATE_QUEUE");
+  REQUIRE(args.size() == 1);
+  const auto& a = args[0];
+  CHECK(SimBoard::U64(a, 0) == reinterpret_cast<uintptr_t>(ring));
+  CHECK(SimBoard::U64(a, 8) == reinterpret_cast<uintptr_t>(&ptrs.wptr));
+  CHECK(SimBoard::U64(a, 16) == reinterpret_cast<uintptr_t>(&ptrs.rptr));
+  CHECK(SimBoard::U32(a, 32) == 64 * 1024);
+  CHECK(SimBoard::U32(a, 40) == k::kQueueTypeComputeAql);
+  CHECK(SimBoard::U32(a, 44) == 100);
+  CHECK(SimBoard::U32(a, 48) == 11);  // HIGH
+  CHECK(SimBoard::U64(a, 56) != 0);    // EOP
+  CHECK(SimBoard::U64(a, 64) == 4096);
+  q::NodeFacts f{};
+  f.gfx_version = p.EngineId.ui32.Major * 10000 + p.EngineId.ui32.Minor * 100 +
+                  p.EngineId.ui32.Stepping;
+  f.num_fcompute_cores = p.NumFComputeCores;
+  f.num_simd_per_cu = p.NumSIMDPerCU;
+  f.num_xcc = p.NumXcc;
+  f.num_shader_banks = p.NumShaderBanks;
+  f.num_arrays = p.NumArrays;
+  f.lds_size_kb = p.LDSSizeInKB;
+  q::CwsrSizes want{};
+  REQUIRE(q::ComputeCwsr(f, 4096, &want).ok());
+  CHECK(SimBoard::U64(a, 72) != 0);
+  CHECK(SimBoard::U32(a, 80) == want.per_xcc_size);
+  CHECK(SimBoard::U32(a, 84) == want.ctl_stack_size);
+  // The doorbell: the slice mapped once, the queue's 8-byte doorbell at the
+  // kernel's in-slice offset.
+  const auto out = b.Args("CREATE_QUEUE", "out=");
+  const uint64_t doorbell_offset = SimBoard::U64(out[0], 24);
+  CHECK(r.QueueId != 0);
+  CHECK(r.Queue_read_ptr_aql == &ptrs.rptr);
+  CHECK(r.Queue_write_ptr_aql == &ptrs.wptr);
+  size_t mmaps = 0;
+  uint64_t slice = 0;
+  for (const std::string& l : b.Trace()) {
+    if (l.find(" mmap ") == std::string::npos || l.find("len=0x2000") == std::string::npos) continue;
+    ++mmaps;
+    slice = std::stoull(l.substr(l.rfind("addr=0x") + 7), nullptr, 16);
+  }
+  CHECK(mmaps == 1);
+  CHECK(r.QueueDoorBell == slice + (doorbell_offset & 0x1FFF));
+  CHECK(QStats().live == 1);
+  CHECK(QStats().doorbell_mappings == 1);
+  REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(QStats().live == 0);
+  CHECK(QStats().doorbell_mappings == 0);
+}
+
+TEST_CASE("SDMA queues use the thunk's queue page for their pointers and get neither EOP nor CWSR; queues on a node share one doorbell mapping") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring1 = Ring(node, 4096);
+  void* ring2 = Ring(node, 4096);
+  HsaQueueResource r1{}, r2{};
+  b.ClearTrace();
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring1, 4096,
+                            nullptr, &r1) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring2, 4096,
+                            nullptr, &r2) == HSAKMT_STATUS_SUCCESS);
+  const auto a = b.Args("CREATE_QUEUE");
+  REQUIRE(a.size() == 2);
+  CHECK(SimBoard::U32(a[0], 40) == k::kQueueTypeSdma);
+  CHECK(SimBoard::U64(a[0], 56) == 0);
+  CHECK(SimBoard::U64(a[0], 72) == 0);
+  CHECK(SimBoard::U64(a[0], 8) == r1.QueueWptrValue);
+  CHECK(SimBoard::U64(a[0], 16) == r1.QueueRptrValue);
+  CHECK(r1.QueueRptrValue == r1.QueueWptrValue + 8);
+  // The pointers are readable host memory, zero at creation.
+  CHECK(*r1.Queue_write_ptr_aql == 0);
+  CHECK(*r1.Queue_read_ptr_aql == 0);
+  CHECK(r1.QueueDoorBell != r2.QueueDoorBell);
+  CHECK(QStats().doorbell_mappings == 1);
+  REQUIRE(hsaKmtDestroyQueue(r1.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(QStats().doorbell_mappings == 1);  // r2 still uses it
+  REQUIRE(hsaKmtDestroyQueue(r2.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(QStats().doorbell_mappings == 0);
+}
+
+TEST_CASE("bad rings, priorities, percentages, types and engine ids are refused before any ioctl, with a message") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 8192);
+  char* base = static_cast<char*>(ring);
+  const uint32_t before = b.Stats().live_objects;
+  b.ClearTrace();
+  HsaQueueResource r{};
+  r.QueueId = 0x1234;
+  auto sdma = [&](void* rg, uint64_t size, HSA_QUEUE_PRIORITY prio = HSA_QUEUE_PRIORITY_NORMAL,
+                  uint32_t pct = 100) {
+    return hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, pct, prio, rg, size, nullptr, &r);
+  };
+  CHECK(sdma(ring, 512) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(b.LastDiag().find("ring") != std::string::npos);
+  CHECK(sdma(ring, 3000) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(sdma(ring, 0) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(sdma(base + 64, 4096) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(sdma(nullptr, 4096) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(sdma(ring, 1ull << 32) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(sdma(ring, 4096, static_cast<HSA_QUEUE_PRIORITY>(4)) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(b.LastDiag().find("priority") != std::string::npos);
+  CHECK(sdma(ring, 4096, HSA_QUEUE_PRIORITY_NORMAL, 101) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(b.LastDiag().find("percentage") != std::string::npos);
+  CHECK(sdma(ring, 4096, HSA_QUEUE_PRIORITY_NORMAL, 0x10064) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_MULTIMEDIA_DECODE, 100, HSA_QUEUE_PRIORITY_NORMAL, ring,
+                          4096, nullptr, &r) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA_BY_ENG_ID, 100, HSA_QUEUE_PRIORITY_NORMAL, ring,
+                          4096, nullptr, &r) == HSAKMT_STATUS_ERROR);
+  const HsaNodeProperties p = Props(node);
+  CHECK(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA_BY_ENG_ID, 100, HSA_QUEUE_PRIORITY_NORMAL,
+                             p.NumSdmaEngines + p.NumSdmaXgmiEngines, ring, 4096, nullptr,
+                             &r) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(b.LastDiag().find("engine") != std::string::npos);
+  CHECK(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, 1, ring, 4096,
+                             nullptr, &r) == HSAKMT_STATUS_INVALID_PARAMETER);
+  Aql ptrs;
+  HsaQueueResource ra{};
+  ra.Queue_read_ptr_aql = nullptr;
+  ra.Queue_write_ptr_aql = &ptrs.wptr;
+  CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_COMPUTE_AQL, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                          nullptr, &ra) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr,
+                          nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+  // Node 0 is the CPU; a node past the end is no GPU either.
+  CHECK(hsaKmtCreateQueue(0, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr,
+                          &r) == HSAKMT_STATUS_INVALID_NODE_UNIT);
+  CHECK(hsaKmtCreateQueue(999, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                          nullptr, &r) == HSAKMT_STATUS_INVALID_NODE_UNIT);
+  CHECK(Count(b.Ioctls(), "CREATE_QUEUE") == 0);
+  CHECK(r.QueueId == 0x1234);
+  CHECK(b.Stats().live_objects == before);
+  CHECK(QStats().live == 0);
+}
+
+TEST_CASE("a kernel refusal of CREATE_QUEUE is ERROR and frees every buffer and the slot") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  Aql ptrs;
+  const uint32_t before = b.Stats().live_objects;
+  kfdsim_add_fault(b.sim(), k::kIocCreateQueue & 0xFFFF, ENOMEM, 1, 1);
+  HsaQueueResource r{};
+  CHECK(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_ERROR);
+  CHECK(b.LastDiag().find("CREATE_QUEUE") != std::string::npos);
+  CHECK(b.Stats().live_objects == before);
+  CHECK(QStats().live == 0);
+  CHECK(QStats().doorbell_mappings == 0);
+  REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(b.Stats().live_objects == before);
+}
+
+TEST_CASE("a refused DESTROY_QUEUE keeps the queue and its handle; a retry destroys it; stale and forged handles are INVALID_HANDLE") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  HsaQueueResource r{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  kfdsim_add_fault(b.sim(), k::kIocDestroyQueue & 0xFFFF, EBUSY, 1, 1);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_ERROR);
+  CHECK(QStats().live == 1);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtDestroyQueue(0) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtDestroyQueue(reinterpret_cast<uintptr_t>(&r)) == HSAKMT_STATUS_INVALID_HANDLE);
+  // A new queue reusing the slot does not revive the old handle.
+  HsaQueueResource r2{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r2) == HSAKMT_STATUS_SUCCESS);
+  CHECK(r2.QueueId != r.QueueId);
+  HSAuint32 mask[1] = {1};
+  CHECK(hsaKmtSetQueueCUMask(r.QueueId, 32, mask) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtDestroyQueue(r2.QueueId) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("CU masks: nonzero multiples of 32 up to 1024 bits reach SET_CU_MASK and GetQueueInfo reports them; others are refused first") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  const HsaNodeProperties p = Props(node);
+  void* ring = Ring(node, 4096);
+  Aql ptrs;
+  HsaQueueResource r{};
+  REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
+  HsaQueueInfo info{};
+  REQUIRE(hsaKmtGetQueueInfo(r.QueueId, &info) == HSAKMT_STATUS_SUCCESS);
+  const uint32_t cus = p.NumFComputeCores / p.NumSIMDPerCU;
+  CHECK(info.NumCUAssigned == (cus + 31) / 32 * 32);
+  REQUIRE(info.CUMaskInfo != nullptr);
+  CHECK(info.CUMaskInfo[0] == 0xFFFFFFFFu);
+  b.ClearTrace();
+  HSAuint32 mask[33] = {};
+  mask[0] = 0x0F0F0F0F;
+  mask[1] = 0x1;
+  CHECK(hsaKmtSetQueueCUMask(r.QueueId, 0, mask) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(hsaKmtSetQueueCUMask(r.QueueId, 33, mask) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(hsaKmtSetQueueCUMask(r.QueueId, 1056, mask) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(hsaKmtSetQueueCUMask(r.QueueId, 64, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(Count(b.Ioctls(), "SET_CU_MASK") == 0);
+  REQUIRE(hsaKmtSetQueueCUMask(r.QueueId, 64, mask) == HSAKMT_STATUS_SUCCESS);
+  const auto a = b.Args("SET_CU_MASK");
+  REQUIRE(a.size() == 1);
+  CHECK(SimBoard::U32(a[0], 4) == 64);
+  REQUIRE(hsaKmtGetQueueInfo(r.QueueId, &info) == HSAKMT_STATUS_SUCCESS);
+  CHECK(info.NumCUAssigned == 64);
+  CHECK(info.CUMaskInfo[0] == 0x0F0F0F0Fu);
+  CHECK(info.CUMaskInfo[1] == 0x1u);
+  // The kernel's refusal leaves the recorded mask as it was.
+  kfdsim_add_fault(b.sim(), k::kIocSetCuMask & 0xFFFF, EFAULT, 1, 1);
+  HSAuint32 other[1] = {0x3};
+  CHECK(hsaKmtSetQueueCUMask(r.QueueId, 32, other) == HSAKMT_STATUS_ERROR);
+  REQUIRE(hsaKmtGetQueueInfo(r.QueueId, &info) == HSAKMT_STATUS_SUCCESS);
+  CHECK(info.NumCUAssigned == 64);
+  CHECK(info.CUMaskInfo[0] == 0x0F0F0F0Fu);
+  REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("GetQueueInfo reads the wave state of a compute queue's save area; an SDMA queue has none") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  void* ring2 = Ring(node, 4096);
+  Aql ptrs;
+  HsaQueueResource r{}, s{};
+  HsaEventDescriptor d{};
+  d.EventType = HSA_EVENTTYPE_SIGNAL;
+  d.NodeId = node;
+  HsaEvent* ev = nullptr;
+  REQUIRE(hsaKmtCreateEvent(&d, true, false, &ev) == HSAKMT_STATUS_SUCCESS);
+  volatile HSAint64 error_reason = 0;
+  r.ErrorReason = &error_reason;
+  r.Queue_read_ptr_aql = &ptrs.rptr;
+  r.Queue_write_ptr_aql = &ptrs.wptr;
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_COMPUTE_AQL, 100, HSA_QUEUE_PRIORITY_NORMAL, ring,
+                            4096, ev, &r) == HSAKMT_STATUS_SUCCESS);
+  CHECK(reinterpret_cast<uintptr_t>(r.ErrorReason) == reinterpret_cast<uintptr_t>(&error_reason));
+  HsaQueueInfo info{};
+  b.ClearTrace();
+  REQUIRE(hsaKmtGetQueueInfo(r.QueueId, &info) == HSAKMT_STATUS_SUCCESS);
+  CHECK(Count(b.Ioctls(), "GET_QUEUE_WAVE_STATE") == 1);
+  REQUIRE(info.SaveAreaHeader != nullptr);
+  // The header carries the error event and the caller's ErrorReason.
+  const auto* raw = reinterpret_cast<const uint8_t*>(info.SaveAreaHeader);
+  uint64_t payload = 0;
+  uint32_t event_id = 0;
+  std::memcpy(&payload, raw + 24, 8);
+  std::memcpy(&event_id, raw + 32, 4);
+  CHECK(payload == reinterpret_cast<uintptr_t>(&error_reason));
+  CHECK(event_id == ev->EventId);
+  CHECK(info.ControlStackUsedInBytes == 0);  // nothing was saved
+  CHECK(reinterpret_cast<uintptr_t>(info.ControlStackTop) ==
+        reinterpret_cast<uintptr_t>(info.UserContextSaveArea));
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring2, 4096,
+                            nullptr, &s) == HSAKMT_STATUS_SUCCESS);
+  HsaQueueInfo untouched{};
+  untouched.NumCUAssigned = 77;
+  CHECK(hsaKmtGetQueueInfo(s.QueueId, &untouched) == HSAKMT_STATUS_NOT_SUPPORTED);
+  CHECK(untouched.NumCUAssigned == 77);
+  CHECK(hsaKmtGetQueueInfo(r.QueueId, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+  REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtDestroyQueue(s.QueueId) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtDestroyEvent(ev) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("UpdateQueue sends the new ring and priority, may disable the queue, and refuses a bad ring first") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  void* ring2 = Ring(node, 8192);
+  HsaQueueResource r{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  b.ClearTrace();
+  CHECK(hsaKmtUpdateQueue(r.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, ring2, 1000, nullptr) ==
+        HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(hsaKmtUpdateQueue(r.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, nullptr, 4096, nullptr) ==
+        HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(Count(b.Ioctls(), "UPDATE_QUEUE") == 0);
+  REQUIRE(hsaKmtUpdateQueue(r.QueueId, 50, HSA_QUEUE_PRIORITY_MINIMUM, ring2, 8192, nullptr) ==
+          HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtUpdateQueue(r.QueueId, 0, HSA_QUEUE_PRIORITY_NORMAL, nullptr, 0, nullptr) ==
+          HSAKMT_STATUS_SUCCESS);
+  const auto a = b.Args("UPDATE_QUEUE");
+  REQUIRE(a.size() == 2);
+  CHECK(SimBoard::U64(a[0], 0) == reinterpret_cast<uintptr_t>(ring2));
+  CHECK(SimBoard::U32(a[0], 12) == 8192);
+  CHECK(SimBoard::U32(a[0], 16) == 50);
+  CHECK(SimBoard::U32(a[0], 20) == 0);  // MINIMUM
+  CHECK(SimBoard::U64(a[1], 0) == 0);
+  CHECK(SimBoard::U32(a[1], 16) == 0);
+  REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("AllocQueueGWS returns the kernel's first GWS and maps its errors") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  Aql ptrs;
+  HsaQueueResource r{};
+  REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
+  HSAuint32 first = 99;
+  const HsaNodeProperties p = Props(node);
+  REQUIRE(p.NumGws != 0);  // datacenter-4gpu's GPUs have 64
+  CHECK(hsaKmtAllocQueueGWS(r.QueueId, 1, &first) == HSAKMT_STATUS_SUCCESS);
+  CHECK(first == 0);
+  first = 99;
+  kfdsim_add_fault(b.sim(), k::kIocAllocQueueGws & 0xFFFF, EBUSY, 1, 1);
+  CHECK(hsaKmtAllocQueueGWS(r.QueueId, 1, &first) == HSAKMT_STATUS_OUT_OF_RESOURCES);
+  kfdsim_add_fault(b.sim(), k::kIocAllocQueueGws & 0xFFFF, ENODEV, 1, 1);
+  CHECK(hsaKmtAllocQueueGWS(r.QueueId, 1, &first) == HSAKMT_STATUS_NOT_SUPPORTED);
+  kfdsim_add_fault(b.sim(), k::kIocAllocQueueGws & 0xFFFF, EINVAL, 1, 1);
+  CHECK(hsaKmtAllocQueueGWS(r.QueueId, 1, &first) == HSAKMT_STATUS_INVALID_PARAMETER);
+  CHECK(first == 99);
+  CHECK(hsaKmtAllocQueueGWS(r.QueueId, 1, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+  REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("the last close destroys every live queue and unmaps the doorbells; a reopen starts empty") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  void* ring2 = Ring(node, 4096);
+  Aql ptrs;
+  HsaQueueResource r{}, s{};
+  REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring2, 4096,
+                            nullptr, &s) == HSAKMT_STATUS_SUCCESS);
+  b.ClearTrace();
+  REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+  const auto io = b.Ioctls();
+  INFO(Join(io));
+  CHECK(Count(io, "DESTROY_QUEUE") == 2);
+  CHECK(QStats().live == 0);
+  CHECK(QStats().doorbell_mappings == 0);
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_INVALID_HANDLE);
+}
+
+TEST_CASE("the kernel's SDMA queue limit surfaces as ERROR and leaves every earlier queue working") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  const HsaNodeProperties p = Props(node);
+  const uint32_t limit = p.NumSdmaEngines * p.NumSdmaQueuesPerEngine;
+  REQUIRE(limit > 0);
+  void* ring = Ring(node, 4096);
+  std::vector<HsaQueueResource> qs(limit);
+  for (uint32_t i = 0; i < limit; ++i) {
+    REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                              nullptr, &qs[i]) == HSAKMT_STATUS_SUCCESS);
+  }
+  const uint32_t objects = b.Stats().live_objects;
+  HsaQueueResource extra{};
+  CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                          nullptr, &extra) == HSAKMT_STATUS_ERROR);
+  CHECK(b.Stats().live_objects == objects);
+  CHECK(QStats().live == limit);
+  for (auto& r : qs) CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(QStats().live == 0);
+}
+
+namespace {
+
+// Creates an AQL and an SDMA queue on every GPU node of the board and checks
+// the EOP and CWSR arguments against the rules for that node.
+void EveryGpuNode(SimBoard& b) {
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  HsaSystemProperties sys{};
+  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  uint32_t gpus = 0;
+  for (uint32_t node = 0; node < sys.NumNodes; ++node) {
+    const HsaNodeProperties p = Props(node);
+    if (p.NumFComputeCores == 0) continue;
+    ++gpus;
+    CAPTURE(node);
+    void* ring = Ring(node, 4096);
+    Aql ptrs;
+    HsaQueueResource r{};
+    b.ClearTrace();
+    REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
+    const auto a = b.Args("CREATE_QUEUE");
+    REQUIRE(a.size() == 1);
+    const uint32_t gfx = p.EngineId.ui32.Major * 10000 + p.EngineId.ui32.Minor * 100 +
+                         p.EngineId.ui32.Stepping;
+    CAPTURE(gfx);
+    CHECK(SimBoard::U64(a[0], 64) == q::EopBufferSize(gfx, k::kQueueTypeComputeAql));
+    CHECK((SimBoard::U64(a[0], 56) != 0) == (q::EopBufferSize(gfx, k::kQueueTypeComputeAql) != 0));
+    q::NodeFacts f{};
+    f.gfx_version = gfx;
+    f.num_fcompute_cores = p.NumFComputeCores;
+    f.num_simd_per_cu = p.NumSIMDPerCU;
+    f.num_xcc = p.NumXcc;
+    f.num_shader_banks = p.NumShaderBanks;
+    f.num_arrays = p.NumArrays;
+    f.lds_size_kb = p.LDSSizeInKB;
+    q::CwsrSizes want{};
+    REQUIRE(q::ComputeCwsr(f, 4096, &want).ok());
+    CHECK(SimBoard::U32(a[0], 80) == want.per_xcc_size);
+    CHECK(SimBoard::U32(a[0], 84) == want.ctl_stack_size);
+    HsaQueueResource s{};
+    REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                              nullptr, &s) == HSAKMT_STATUS_SUCCESS);
+    // Doorbells of one node share a slice: 8-byte apart at most a slice away.
+    const uint64_t da = r.QueueDoorBell, ds = s.QueueDoorBell;
+    CHECK((da > ds ? da - ds : ds - da) < q::DoorbellSliceSize(gfx, 4096));
+    CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+    CHECK(hsaKmtDestroyQueue(s.QueueId) == HSAKMT_STATUS_SUCCESS);
+  }
+  CHECK(gpus > 0);
+  CHECK(QStats().live == 0);
+  CHECK(QStats().doorbell_mappings == 0);
+}
+
+}  // namespace
+
+TEST_CASE("queues on the APU board: EOP and CWSR sized for gfx90c, the doorbell slice shared") {
+  SimBoard b(nullptr, "apu-embedded");
+  EveryGpuNode(b);
+}
+
+TEST_CASE("queues on every GPU of the captured mixed gfx906/gfx1102/gfx1032 box follow each node's CWSR rule") {
+  SimBoard b("mixed-gfx906-gfx1102-gfx1032", nullptr);
+  EveryGpuNode(b);
+}
+
+TEST_CASE("queues on the captured MI300X CPX box: gfx942 AQL queues get no EOP buffer") {
+  SimBoard b("mi300x-8gpu-cpx", nullptr);
+  EveryGpuNode(b);
+}

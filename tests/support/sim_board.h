@@ -1,0 +1,163 @@
+// A simulated board behind the default context, shared by the test areas
+// that drive the hsaKmt* API (memory, queues): the in-process simulator's
+// platform table, a diagnostics log, and the simulator's trace lines (one
+// per kernel call) for ioctl assertions. Not thread-safe to construct; the
+// trace and diagnostics logs are.
+#ifndef HKE_TESTS_SUPPORT_SIM_BOARD_H_
+#define HKE_TESTS_SUPPORT_SIM_BOARD_H_
+
+#include <cctype>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "doctest/doctest.h"
+#include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmt_embedded.h"
+#include "hsakmt/hsakmt_linux.h"
+#include "platform/sim/inprocess/sim_platform.h"
+#include "platform/sim/sim.h"
+
+namespace hketest {
+
+class SimBoard {
+ public:
+  // `tree` names a fixture under ../shared/fixtures/topology, else `board`
+  // a built-in board. `flags` are hke_config flags.
+  SimBoard(const char* tree, const char* board, uint32_t flags = 0, uint32_t kfd_minor = 0) {
+    std::string dir;
+    kfdsim_options o{};
+    o.struct_size = sizeof(o);
+    o.kfd_minor = kfd_minor;
+    if (tree != nullptr) {
+      dir = std::string(HKE_SHARED_DIR) + "/fixtures/topology/" + tree;
+      o.tree_dir = dir.c_str();
+    } else {
+      o.board_name = board;
+    }
+    o.trace = &SimBoard::OnTrace;
+    o.trace_user = this;
+    char error[512] = {};
+    const int rc = kfdsim_create(&o, &sim_, error, sizeof(error));
+    INFO(error);
+    REQUIRE(rc == 0);
+    platform_ = hke_sim_platform(sim_);
+    hke_config c{};
+    c.struct_size = sizeof(c);
+    c.platform = platform_;
+    c.diag = &SimBoard::OnDiag;
+    c.diag_user = this;
+    c.flags = flags;
+    REQUIRE(hke_default_context_configure(&c) == HKE_OK);
+  }
+  ~SimBoard() {
+    while (hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS) {
+    }
+    hke_config c{};
+    c.struct_size = sizeof(c);
+    c.platform = hke_linux_platform();
+    (void)hke_default_context_configure(&c);
+    kfdsim_destroy(sim_);
+  }
+  SimBoard(const SimBoard&) = delete;
+  SimBoard& operator=(const SimBoard&) = delete;
+
+  kfdsim_t* sim() { return sim_; }
+
+  // Trace lines recorded so far, and a reset.
+  std::vector<std::string> Trace() {
+    std::lock_guard<std::mutex> g(mu_);
+    return trace_;
+  }
+  void ClearTrace() {
+    std::lock_guard<std::mutex> g(mu_);
+    trace_.clear();
+  }
+  // The ioctl names (name=...) of the recorded trace, in order.
+  std::vector<std::string> Ioctls() {
+    std::vector<std::string> out;
+    for (const std::string& l : Trace()) {
+      if (l.find(" ioctl ") == std::string::npos) continue;
+      const size_t n = l.find("name=");
+      const size_t e = l.find(' ', n);
+      std::string name = l.substr(n + 5, e - n - 5);
+      for (const char* prefix : {"AMDKFD_IOC_", "DRM_IOCTL_"}) {
+        if (name.rfind(prefix, 0) == 0) name = name.substr(std::strlen(prefix));
+      }
+      if (l.find("-> ok") == std::string::npos) name += "!";
+      out.push_back(name);
+    }
+    return out;
+  }
+  // The `in=` (or `out=`) bytes of every traced ioctl named `name` (without
+  // prefix), in order.
+  std::vector<std::vector<uint8_t>> Args(const std::string& name, const char* field = "in=") {
+    std::vector<std::vector<uint8_t>> out;
+    for (const std::string& l : Trace()) {
+      if (l.find(" ioctl ") == std::string::npos) continue;
+      if (l.find("_" + name + " ") == std::string::npos) continue;
+      const size_t p = l.find(field);
+      if (p == std::string::npos) continue;
+      std::vector<uint8_t> bytes;
+      for (size_t i = p + std::strlen(field); i + 1 < l.size() && std::isxdigit(l[i]); i += 2) {
+        bytes.push_back(static_cast<uint8_t>(std::stoul(l.substr(i, 2), nullptr, 16)));
+      }
+      out.push_back(bytes);
+    }
+    return out;
+  }
+  static uint32_t U32(const std::vector<uint8_t>& b, size_t off) {
+    uint32_t v = 0;
+    std::memcpy(&v, b.data() + off, sizeof(v));
+    return v;
+  }
+  static uint64_t U64(const std::vector<uint8_t>& b, size_t off) {
+    uint64_t v = 0;
+    std::memcpy(&v, b.data() + off, sizeof(v));
+    return v;
+  }
+  hke_memory_stats Stats() {
+    hke_memory_stats st{};
+    st.struct_size = sizeof(st);
+    REQUIRE(hke_memory_stats_get(hke_default_context(), &st) == HKE_OK);
+    return st;
+  }
+  std::vector<std::string> Diags() {
+    std::lock_guard<std::mutex> g(mu_);
+    return diags_;
+  }
+  std::string LastDiag() {
+    std::lock_guard<std::mutex> g(mu_);
+    return diags_.empty() ? std::string() : diags_.back();
+  }
+
+ private:
+  static void OnTrace(void* user, const char* line, size_t length) {
+    auto* b = static_cast<SimBoard*>(user);
+    std::lock_guard<std::mutex> g(b->mu_);
+    b->trace_.emplace_back(line, length);
+  }
+  static void OnDiag(void* user, const hke_diag_record* r) {
+    auto* b = static_cast<SimBoard*>(user);
+    std::lock_guard<std::mutex> g(b->mu_);
+    b->diags_.push_back(std::string(r->area) + ": " + r->message);
+  }
+
+  kfdsim_t* sim_ = nullptr;
+  hke_platform platform_{};
+  std::mutex mu_;
+  std::vector<std::string> trace_;
+  std::vector<std::string> diags_;
+};
+
+inline HsaMemFlags Flags() {
+  HsaMemFlags f;
+  f.Value = 0;
+  return f;
+}
+
+}  // namespace hketest
+
+#endif  // HKE_TESTS_SUPPORT_SIM_BOARD_H_
