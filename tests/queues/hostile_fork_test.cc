@@ -1,0 +1,168 @@
+// Hostile CREATE_QUEUE / GET_QUEUE_WAVE_STATE replies and forked children:
+// the library refuses what the kernel could not have meant and keeps its
+// table and the memory subsystem exactly as before.
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "lib/context/context.h"
+#include "lib/kfd/abi.h"
+#include "lib/queues/queues.h"
+#include "tests/support/sim_board.h"
+
+using hketest::SimBoard;
+namespace q = hke::queues;
+namespace k = hke::kfd;
+
+namespace {
+
+uint32_t FirstGpuNode() {
+  HsaSystemProperties sys{};
+  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
+    HsaNodeProperties p{};
+    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
+    if (p.NumFComputeCores != 0) return n;
+  }
+  FAIL("no GPU node");
+  return 0;
+}
+
+void* Ring(uint32_t node, uint64_t size) {
+  HsaMemFlags f{};
+  f.ui32.HostAccess = 1;
+  f.ui32.NonPaged = 1;
+  void* p = nullptr;
+  REQUIRE(hsaKmtAllocMemory(0, size, f, &p) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtMapMemoryToGPUNodes(p, size, nullptr, HsaMemMapFlags{}, 1, &node) ==
+          HSAKMT_STATUS_SUCCESS);
+  return p;
+}
+
+uint32_t LiveQueues() {
+  q::Stats s{};
+  REQUIRE(q::GetStats(hke_default_context()->impl, &s).ok());
+  return s.live;
+}
+
+// Rewrites the CREATE_QUEUE reply with `edit` (reply as kfd::CreateQueueArgs).
+struct Tamper {
+  int mode = 0;
+  static int Fn(void* user, uint32_t request, void* reply, size_t size, int result) {
+    auto* t = static_cast<Tamper*>(user);
+    if (reply == nullptr || result != 0) return result;
+    if (k::IocNr(request) == k::IocNr(k::kIocCreateQueue) && size >= sizeof(k::CreateQueueArgs)) {
+      auto* a = static_cast<k::CreateQueueArgs*>(reply);
+      switch (t->mode) {
+        case 0: a->queue_id = 5000; break;                                       // beyond 1024
+        case 1: a->doorbell_offset ^= uint64_t{1} << 62; break;                   // another mmap type
+        case 2: a->doorbell_offset ^= uint64_t{0x1} << k::kMmapGpuIdShift; break;  // another gpu
+        case 3: a->doorbell_offset |= 0xFFFF0; break;                             // outside the slice
+        case 4: a->gpu_id ^= 1; break;
+        default: break;
+      }
+    }
+    if (k::IocNr(request) == k::IocNr(k::kIocGetQueueWaveState) && t->mode == 10) {
+      static_cast<k::GetQueueWaveStateArgs*>(reply)->ctl_stack_used_size = 0x7FFFFFFF;
+    }
+    return result;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("hostile CREATE_QUEUE replies fail with KERNEL_COMMUNICATION_ERROR, write no resource and leak no buffer") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  const uint32_t objects = b.Stats().live_objects;
+  Tamper t;
+  kfdsim_set_tamper(b.sim(), &Tamper::Fn, &t);
+  for (int mode = 0; mode <= 4; ++mode) {
+    CAPTURE(mode);
+    t.mode = mode;
+    HsaQueueResource r{};
+    r.QueueId = 0x77;
+    CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR);
+    CHECK(r.QueueId == 0x77);
+    CHECK(LiveQueues() == 0);
+    CHECK(b.Stats().live_objects == objects);
+    CHECK(b.LastDiag().find("CREATE_QUEUE") != std::string::npos);
+  }
+  kfdsim_set_tamper(b.sim(), nullptr, nullptr);
+  HsaQueueResource r{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("a wave-state reply larger than the save area is refused and QueueInfo stays untouched") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  alignas(64) static uint64_t ptrs[2];
+  HsaQueueResource r{};
+  r.Queue_read_ptr_aql = &ptrs[0];
+  r.Queue_write_ptr_aql = &ptrs[1];
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_COMPUTE_AQL, 100, HSA_QUEUE_PRIORITY_NORMAL, ring,
+                            4096, nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  Tamper t;
+  t.mode = 10;
+  kfdsim_set_tamper(b.sim(), &Tamper::Fn, &t);
+  HsaQueueInfo info{};
+  info.NumCUAssigned = 3;
+  CHECK(hsaKmtGetQueueInfo(r.QueueId, &info) == HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR);
+  CHECK(info.NumCUAssigned == 3);
+  kfdsim_set_tamper(b.sim(), nullptr, nullptr);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("a forked child cannot use the parent's queues: its handles are refused and its own queues work after it reopens") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = Ring(node, 4096);
+  HsaQueueResource r{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    // The child: a new KFD process for the kernel (the simulator is shared
+    // memory-wise, so the child resets its process state as the kernel would
+    // give it a fresh one).
+    kfdsim_reset_process(b.sim());
+    int bad = 0;
+    if (hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS) bad |= 1;
+    if (hsaKmtOpenKFD() != HSAKMT_STATUS_SUCCESS) bad |= 2;
+    if (hsaKmtDestroyQueue(r.QueueId) != HSAKMT_STATUS_INVALID_HANDLE) bad |= 4;
+    HsaSystemProperties sys{};
+    if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) bad |= 8;
+    HsaMemFlags f{};
+    f.ui32.HostAccess = 1;
+    f.ui32.NonPaged = 1;
+    void* ring2 = nullptr;
+    if (hsaKmtAllocMemory(0, 4096, f, &ring2) != HSAKMT_STATUS_SUCCESS) bad |= 16;
+    HsaQueueResource c{};
+    if (ring2 == nullptr || hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL,
+                                              ring2, 4096, nullptr, &c) != HSAKMT_STATUS_SUCCESS) {
+      bad |= 32;
+    } else if (hsaKmtDestroyQueue(c.QueueId) != HSAKMT_STATUS_SUCCESS) {
+      bad |= 64;
+    }
+    _exit(bad);
+  }
+  int st = 0;
+  REQUIRE(waitpid(pid, &st, 0) == pid);
+  REQUIRE(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 0);
+  // The parent's queue is untouched by the child.
+  CHECK(LiveQueues() == 1);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+}
