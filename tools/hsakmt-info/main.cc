@@ -1,13 +1,15 @@
 // hsakmt-info: what the thunk sees on this machine, or on a simulated board.
 //
-//   hsakmt-info [--sim BOARD|TREE] [--linux] [--check] [--json]
+//   hsakmt-info [--sim BOARD|TREE] [--linux] [--check] [--json] [--smoke]
 //
 // Without options it uses the real /dev/kfd when one can be opened, and the
 // built-in simulated board "apu-embedded" otherwise. --sim picks a built-in
 // board by name or a captured sysfs topology tree (a directory holding
 // nodes/); --linux insists on the real device; --check prints what the
 // simulator filled in or corrected in the board; --json prints one JSON
-// object (schema in tools/hsakmt-info/README.md).
+// object (schema in tools/hsakmt-info/README.md); --smoke then runs an
+// SDMA copy through a user queue on every GPU node (smoke.cc) and fails
+// when one does not complete with the right bytes.
 //
 // Everything it prints about the machine comes from the library's public
 // API on the default context, configured (hke_default_context_configure)
@@ -40,6 +42,7 @@
 #include "platform/sim/inprocess/sim_platform.h"
 #include "platform/sim/sim.h"
 #include "platform/sim/topology/report.h"
+#include "tools/hsakmt-info/smoke.h"
 
 namespace {
 
@@ -49,16 +52,18 @@ struct Options {
   bool json = false;
   bool check = false;
   bool force_linux = false;
+  bool smoke = false;
   const char* sim = nullptr;
 };
 
 void Usage(FILE* out) {
   std::fprintf(out,
-               "usage: hsakmt-info [--sim BOARD|TREE] [--linux] [--check] [--json]\n"
+               "usage: hsakmt-info [--sim BOARD|TREE] [--linux] [--check] [--json] [--smoke]\n"
                "  --sim X    simulate built-in board X or the captured topology tree X\n"
                "  --linux    use the real /dev/kfd (fail if there is none)\n"
                "  --check    show what the simulator filled in or corrected\n"
                "  --json     one JSON object on stdout\n"
+               "  --smoke    also copy 1 MiB system->VRAM through an SDMA queue on every GPU\n"
                "built-in boards:");
   for (const std::string& b : kfdsim::BuiltinBoardNames()) std::fprintf(out, " %s", b.c_str());
   std::fprintf(out, "\n");
@@ -576,8 +581,32 @@ std::string NodeJson(uint32_t n, const NodeInfo& ni) {
   return o.Done();
 }
 
+std::string SmokeJson(const std::vector<hkeinfo::SmokeResult>& results) {
+  return JsonArray(results, [](const hkeinfo::SmokeResult& r) {
+    return JsonObject()
+        .U64("node", r.node)
+        .Bool("ok", r.ok)
+        .U64("bytes", r.bytes)
+        .U64("microseconds", r.microseconds)
+        .NullableStr("error", r.error)
+        .Done();
+  });
+}
+
+void PrintSmokeText(const std::vector<hkeinfo::SmokeResult>& results) {
+  std::printf("\nSmoke test (SDMA copy system -> VRAM, fence, trap, event wait):\n");
+  for (const auto& r : results) {
+    if (r.ok) {
+      std::printf("  node %u: ok, %" PRIu64 " bytes verified, %" PRIu64 " us doorbell to wake-up\n",
+                  r.node, r.bytes, r.microseconds);
+    } else {
+      std::printf("  node %u: FAILED: %s\n", r.node, r.error.c_str());
+    }
+  }
+}
+
 void PrintJson(const std::string& source, const SystemInfo& info, bool check,
-               const std::string& check_report) {
+               const std::string& check_report, const std::vector<hkeinfo::SmokeResult>* smoke) {
   JsonObject o;
   o.Str("source", source)
       .Str("configuration", hke_build_configuration())
@@ -602,6 +631,7 @@ void PrintJson(const std::string& source, const SystemInfo& info, bool check,
   }
   o.Raw("nodes", nodes + "]");
   if (check) o.Str("check", check_report);
+  if (smoke != nullptr) o.Raw("smoke", SmokeJson(*smoke));
   std::printf("%s\n", o.Done().c_str());
 }
 
@@ -617,6 +647,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--json") == 0) {
       opt.json = true;
+    } else if (std::strcmp(argv[i], "--smoke") == 0) {
+      opt.smoke = true;
     } else if (std::strcmp(argv[i], "--check") == 0) {
       opt.check = true;
     } else if (std::strcmp(argv[i], "--linux") == 0) {
@@ -708,11 +740,27 @@ int main(int argc, char** argv) {
       if (opt.check && sim != nullptr) {
         check_report = kfdsim::DescribeBoard(kfdsim::Unwrap(sim)->board());
       }
+      std::vector<hkeinfo::SmokeResult> smoke;
+      if (opt.smoke) {
+        std::vector<uint32_t> gpus;
+        for (size_t n = 0; n < info.nodes.size(); ++n) {
+          if (IsGpu(info.nodes[n].props)) gpus.push_back(static_cast<uint32_t>(n));
+        }
+        smoke = hkeinfo::RunSmoke(gpus);
+        for (const auto& r : smoke) {
+          if (!r.ok) {
+            std::fprintf(stderr, "hsakmt-info: smoke test on node %u failed: %s\n", r.node,
+                         r.error.c_str());
+            rc = 1;
+          }
+        }
+      }
       if (opt.json) {
-        PrintJson(source, info, opt.check, check_report);
+        PrintJson(source, info, opt.check, check_report, opt.smoke ? &smoke : nullptr);
       } else {
         PrintText(source, info);
         if (opt.check) std::printf("\nSimulator check:\n%s", check_report.c_str());
+        if (opt.smoke) PrintSmokeText(smoke);
       }
       (void)hsaKmtReleaseSystemProperties();
     }
