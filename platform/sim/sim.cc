@@ -132,7 +132,46 @@ uint32_t kfdsim_signal_interrupt(kfdsim_t* sim) {
 }
 
 void kfdsim_reset_process(kfdsim_t* sim) {
-  if (sim != nullptr) sim->sim.ResetProcess();
+  if (sim == nullptr) return;
+  sim->sim.StopEngineThread();
+  sim->sim.ResetProcess();
+}
+
+int kfdsim_set_engine_mode(kfdsim_t* sim, uint32_t mode) {
+  if (sim == nullptr || mode > KFDSIM_ENGINES_MANUAL) return EINVAL;
+  sim->sim.SetEngineMode(mode == KFDSIM_ENGINES_MANUAL ? kfdsim::Simulator::EngineMode::kManual
+                                                       : kfdsim::Simulator::EngineMode::kThread);
+  return 0;
+}
+
+int kfdsim_step_queues(kfdsim_t* sim, uint64_t* packets_done) {
+  if (sim == nullptr) return EINVAL;
+  const uint64_t n = sim->sim.StepQueues();
+  if (packets_done != nullptr) *packets_done += n;
+  return 0;
+}
+
+int kfdsim_queue_status(kfdsim_t* sim, uint32_t queue_id, kfdsim_queue_info* info, char* reason,
+                        size_t reason_len) {
+  if (sim == nullptr) return EINVAL;
+  if (info != nullptr && info->struct_size < sizeof(kfdsim_queue_info)) return EINVAL;
+  kfdsim::Simulator::QueueStatus st;
+  if (int r = sim->sim.GetQueueStatus(queue_id, &st)) return r;
+  if (info != nullptr) {
+    info->state = st.state;
+    info->exception_code = st.exception_code;
+    info->reserved = 0;
+    info->exception_mask = hke::kfd::EcMask(st.exception_code);
+    info->read_index = st.read_index;
+    info->packets_done = st.packets_done;
+    info->fault_va = st.fault_va;
+  }
+  if (reason != nullptr && reason_len != 0) {
+    const size_t n = st.reason.size() < reason_len - 1 ? st.reason.size() : reason_len - 1;
+    std::memcpy(reason, st.reason.data(), n);
+    reason[n] = '\0';
+  }
+  return 0;
 }
 
 }  // extern "C"

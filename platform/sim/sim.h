@@ -119,8 +119,48 @@ KFDSIM_API int kfdsim_inject_hw_exception(kfdsim_t* sim, uint32_t gpu_id, uint32
 /* The GPU event interrupt: sets the signal events whose slots were written.
  * Returns how many were set. */
 KFDSIM_API uint32_t kfdsim_signal_interrupt(kfdsim_t* sim);
-/* Drops the per-process state (a fork child starting over). */
+/* Drops the per-process state (a fork child starting over). Stops the
+ * engine thread first (it restarts on the next CREATE_QUEUE). */
 KFDSIM_API void kfdsim_reset_process(kfdsim_t* sim);
+
+/* ---- packet engines (platform/sim/core/engines/README.md) ----
+ * SDMA, PM4 and AQL packets written to user queues are executed by the
+ * simulated GPU. In KFDSIM_ENGINES_THREAD mode (the default) a background
+ * thread, started by the first CREATE_QUEUE, polls the doorbells; in
+ * KFDSIM_ENGINES_MANUAL mode nothing runs until kfdsim_step_queues. */
+#define KFDSIM_ENGINES_THREAD 0u
+#define KFDSIM_ENGINES_MANUAL 1u
+/* EINVAL for an unknown mode. Switching to MANUAL joins the thread; do not
+ * call it from a trace, tamper or queue-hook callback. */
+KFDSIM_API int kfdsim_set_engine_mode(kfdsim_t* sim, uint32_t mode);
+/* Runs every queue until none makes progress (bounded, so a self-feeding
+ * ring cannot spin forever); deterministic in MANUAL mode. Adds the number
+ * of packets retired to *packets_done when not NULL. */
+KFDSIM_API int kfdsim_step_queues(kfdsim_t* sim, uint64_t* packets_done);
+
+/* Queue states of kfdsim_queue_status. */
+#define KFDSIM_QUEUE_IDLE 0u     /* everything announced has run */
+#define KFDSIM_QUEUE_PENDING 1u  /* the doorbell announced packets not yet run */
+#define KFDSIM_QUEUE_WAITING 2u  /* stalled: POLL_REGMEM, barrier, partial packet */
+#define KFDSIM_QUEUE_ERROR 3u    /* stopped by a queue error; never runs again */
+
+typedef struct kfdsim_queue_info {
+  uint32_t struct_size;    /* sizeof(kfdsim_queue_info), set by the caller */
+  uint32_t state;          /* KFDSIM_QUEUE_* */
+  uint32_t exception_code; /* kernel exception code (EC_*) of the error, else 0 */
+  uint32_t reserved;
+  uint64_t exception_mask; /* KFD_EC_MASK(exception_code), else 0 */
+  uint64_t read_index;     /* engine read pointer: bytes (SDMA), dwords (PM4), packets (AQL) */
+  uint64_t packets_done;   /* packets retired so far */
+  uint64_t fault_va;       /* GPU VA of the memory fault that stopped it, else 0 */
+} kfdsim_queue_info;
+
+/* Describes queue `queue_id` (the KFD queue id). `reason` (may be NULL)
+ * receives a NUL-terminated text saying why the queue stopped or waits
+ * (empty otherwise), truncated to reason_len bytes. `info` may be NULL;
+ * EINVAL when info->struct_size is too small or the queue is unknown. */
+KFDSIM_API int kfdsim_queue_status(kfdsim_t* sim, uint32_t queue_id, kfdsim_queue_info* info,
+                                   char* reason, size_t reason_len);
 
 #ifdef __cplusplus
 } /* extern "C" */

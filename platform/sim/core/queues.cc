@@ -1,7 +1,8 @@
 // kfdsim user queues: CREATE/DESTROY/UPDATE_QUEUE, SET_CU_MASK,
 // GET_QUEUE_WAVE_STATE, ALLOC_QUEUE_GWS, doorbell assignment, and the
-// packet-execution seam (RingDoorbell + QueueHook). No engine runs here:
-// a queue is bookkeeping until a hook consumes it.
+// packet-execution seam (RingDoorbell + QueueHook). Packets are executed by
+// the engines in core/engines/ (CREATE_QUEUE starts or wakes the engine
+// thread); RingDoorbell only feeds the hook.
 //
 // Kernel facts followed (kfd_chardev.c set_queue_properties_from_user and
 // the process queue manager): percentage (low 8 bits) > 100 -> EINVAL;
@@ -116,6 +117,15 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
   if (int r = EnsureDoorbellPage(gpu)) return r;
   if (soc15) g.doorbell_used[doorbell] = true;
   queue_ids_.Take();
+  // A fresh queue's doorbell reads 0 (the engines take it as the write
+  // pointer; a previous queue's last value must not leak into this one).
+  if (soc15) {
+    __atomic_store_n(reinterpret_cast<uint64_t*>(const_cast<uint8_t*>(g.doorbell_map) + doorbell * 8u),
+                     uint64_t{0}, __ATOMIC_RELEASE);
+  } else {
+    __atomic_store_n(reinterpret_cast<uint32_t*>(const_cast<uint8_t*>(g.doorbell_map) + doorbell * 4u),
+                     uint32_t{0}, __ATOMIC_RELEASE);
+  }
 
   Queue q;
   q.gpu = gpu;
@@ -135,6 +145,7 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
   q.ctx_save_restore_size = a->ctx_save_restore_size;
   q.ctl_stack_size = a->ctl_stack_size;
   queues_.emplace(qid, std::move(q));
+  EngineQueueCreatedLocked();  // starts or wakes the engine thread (engines/scheduler.cc)
 
   a->queue_id = qid;
   a->doorbell_offset = (static_cast<uint64_t>(k::kMmapTypeDoorbell) << k::kMmapTypeShift) |

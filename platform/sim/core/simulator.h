@@ -22,7 +22,9 @@
 // this order when nested: dev_mu_ (device files) -> proc_mu_ (memory,
 // queues, VM, SVM, per-process flags) -> ev_mu_ (events; WAIT_EVENTS
 // sleeps on ev_cv_ holding only ev_mu_) ; hook_mu_ (trace sink, faults,
-// queue hook, reply tamper) is a leaf. No global state: everything hangs off the object.
+// queue hook, reply tamper) is a leaf, and so is engine_.mu (the packet
+// engines' thread control, core/engines/scheduler.cc). No global state:
+// everything hangs off the object.
 #ifndef HKE_PLATFORM_SIM_CORE_SIMULATOR_H_
 #define HKE_PLATFORM_SIM_CORE_SIMULATOR_H_
 
@@ -35,7 +37,10 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include <pthread.h>
 
 #include "lib/kfd/abi.h"
 #include "platform/sim/board.h"
@@ -138,6 +143,42 @@ class Simulator {
   // Reads the queue's doorbell and calls the hook. EINVAL for an unknown
   // queue, ENODEV when the doorbell page was never created.
   int RingDoorbell(uint32_t queue_id);
+
+  // ---- packet engines (core/engines/, README there) ----
+  // kThread (the default): a background engine thread, started by the
+  // first CREATE_QUEUE, polls every queue's doorbell and executes packets.
+  // kManual: nothing runs until StepQueues() (deterministic tests).
+  enum class EngineMode { kManual, kThread };
+  // Switching to kManual stops and joins the thread. Must not be called
+  // with simulator locks held or from a queue hook.
+  void SetEngineMode(EngineMode mode);
+  EngineMode engine_mode();
+  // Processes every queue until none makes progress (bounded: at most
+  // kStepPasses passes of kStepBudget packets per queue, so a ring that
+  // feeds itself cannot spin forever). Returns the packets completed.
+  // Thread-safe; may run beside the engine thread (queues step one at a
+  // time under proc_mu_).
+  static constexpr uint32_t kStepPasses = 64;
+  static constexpr uint32_t kStepBudget = 256;
+  uint64_t StepQueues();
+  // Engine-side state of one queue (state = kQueueState*).
+  static constexpr uint32_t kQueueStateIdle = 0;     // rptr == wptr
+  static constexpr uint32_t kQueueStatePending = 1;  // packets announced, not yet run
+  static constexpr uint32_t kQueueStateWaiting = 2;  // stalled on a poll or barrier
+  static constexpr uint32_t kQueueStateError = 3;    // stopped by a queue error
+  struct QueueStatus {
+    uint32_t state = kQueueStateIdle;
+    uint32_t exception_code = 0;  // hke::kfd::kEc* of the error, 0 when none
+    uint64_t read_index = 0;      // bytes (SDMA), dwords (PM4), packets (AQL)
+    uint64_t packets_done = 0;
+    uint64_t fault_va = 0;        // GPU VA of a memory fault, 0 otherwise
+    std::string reason;           // why the queue stopped or waits
+  };
+  // EINVAL for an unknown queue.
+  int GetQueueStatus(uint32_t queue_id, QueueStatus* out);
+  // Stops and joins the engine thread (it restarts on the next CREATE_QUEUE
+  // in kThread mode). Same calling rules as SetEngineMode.
+  void StopEngineThread();
 
   // ---- state queries (tests, front ends) ----
   int MemoryUsage(uint32_t gpu_id, uint64_t* vram_used, uint64_t* gtt_used);
@@ -267,6 +308,18 @@ class Simulator {
   int IocResetEvent(IoctlCtx& c, void* d);
   int IocWaitEvents(IoctlCtx& c, void* d);
 
+  // ---------------- engines/ ----------------
+  // What the simulated GPU keeps for one queue (the MQD's view): the
+  // engine's own read pointer and the stop state. Under proc_mu_.
+  struct QueueEngine {
+    uint64_t rptr = 0;  // monotonic: bytes (SDMA), dwords (PM4), packet index (AQL)
+    bool stopped = false;
+    bool waiting = false;
+    uint32_t exception_code = 0;
+    uint64_t fault_va = 0;
+    uint64_t packets = 0;
+    std::string reason;
+  };
   // ---------------- queues.cc ----------------
   struct Queue {
     QueueView view;
@@ -278,6 +331,7 @@ class Simulator {
     uint32_t ctx_save_restore_size = 0, ctl_stack_size = 0;
     std::vector<uint32_t> cu_mask;
     bool gws = false;
+    QueueEngine engine;
   };
   int IocCreateQueue(IoctlCtx& c, void* d);
   int IocDestroyQueue(IoctlCtx& c, void* d);
@@ -285,6 +339,33 @@ class Simulator {
   int IocSetCuMask(IoctlCtx& c, void* d);
   int IocGetQueueWaveState(IoctlCtx& c, void* d);
   int IocAllocQueueGws(IoctlCtx& c, void* d);
+
+  // ---------------- engines/ (proc_mu_ held unless noted) ----------------
+  // gpu_memory.cc: the GPU's view of memory; 0 or EFAULT (no mapping).
+  int GpuRead(int gpu, uint64_t va, void* dst, uint64_t n);
+  int GpuWrite(int gpu, uint64_t va, const void* src, uint64_t n);
+  int GpuAccess(int gpu, uint64_t va, void* buf, uint64_t n, bool write);
+  // scheduler.cc
+  uint64_t ReadDoorbellLocked(const Queue& q) const;
+  // Runs up to `budget` packets; true when the queue made progress.
+  bool StepQueueLocked(Queue& q, uint32_t budget, uint64_t* done);
+  void StopQueueLocked(Queue& q, uint32_t exception_code, const std::string& reason);
+  // A GPU page fault raised by queue `q` at `va` (memory events + stop).
+  void GpuFaultLocked(Queue& q, uint64_t va, const char* what);
+  // kfd_signal_event_interrupt(pasid, partial_id, valid_id_bits).
+  void EventInterruptLocked(uint32_t partial_id, uint32_t valid_id_bits);
+  // An interrupt raised by a packet: queued, delivered (EventInterruptLocked)
+  // once the step has written the read pointer back, as the interrupt
+  // reaches the KFD only after the engine moved past the packet.
+  void RaiseInterruptLocked(uint32_t partial_id, uint32_t valid_id_bits);
+  void EngineQueueCreatedLocked();  // starts or wakes the thread
+  void EngineThreadMain();          // the thread's loop; takes proc_mu_ itself
+  // Packet processors: progress (packets retired) through *done.
+  bool StepSdmaLocked(Queue& q, uint32_t budget, uint64_t* done);
+  bool StepPm4Locked(Queue& q, uint32_t budget, uint64_t* done);
+  bool StepAqlLocked(Queue& q, uint32_t budget, uint64_t* done);
+  // Reads `n` bytes of the ring at byte offset `off` (modulo the ring size).
+  int RingRead(const Queue& q, uint64_t off, void* dst, uint64_t n);
 
   // ---------------- process.cc ----------------
   struct SvmRange {
@@ -393,6 +474,30 @@ class Simulator {
   std::atomic<uint64_t> seq_{1};
   std::atomic<uint64_t> unknown_requests_{0};
   std::atomic<uint32_t> last_unknown_request_{0};
+
+  // The engine thread (core/engines/scheduler.cc). Declared last so that it
+  // is destroyed first: its destructor stops and joins the thread before any
+  // state the thread touches goes away (~Simulator's body has already run
+  // ResetProcess, so the thread is idle by then). `mu` is a leaf lock (taken
+  // under proc_mu_ by CREATE_QUEUE, never held while taking proc_mu_); the
+  // thread sleeps on `cv` and never sleeps holding proc_mu_.
+  struct EngineThread {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool stop = false;
+    bool kick = false;
+    EngineMode mode = EngineMode::kThread;
+    bool started = false;  // `thread` is joinable (forgotten in a fork child)
+    pthread_t thread{};
+    int owner_pid = 0;     // process that started it
+    ~EngineThread();
+    void Stop();  // joins; no-op without a thread
+    // In a fork child the thread does not exist: forget it (mu is reset).
+    void ForgetIfForked();
+  };
+  // Interrupts raised during the current queue step (under proc_mu_).
+  std::vector<std::pair<uint32_t, uint32_t>> pending_interrupts_;
+  EngineThread engine_;
 };
 
 }  // namespace kfdsim
