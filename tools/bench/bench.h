@@ -11,7 +11,9 @@
 // inside namespace `debian` (layouts differ: HsaNodeProperties is 368 bytes
 // here, 356 in 5.2.3).
 //
-// Threading: everything runs on the main thread.
+// Threading: everything runs on the main thread (the doorbell-latency case
+// also depends on the simulator's engine thread, which the harness does not
+// own).
 #ifndef HKE_TOOLS_BENCH_BENCH_H_
 #define HKE_TOOLS_BENCH_BENCH_H_
 
@@ -34,6 +36,7 @@ constexpr int kHarnessSkipped = -2;
 // HSAKMT_STATUS values the driver names (identical in both headers).
 constexpr int kStatusSuccess = 0;
 constexpr int kStatusNotImplemented = 10;
+constexpr int kStatusWaitTimeout = 31;
 
 // Result of one iteration: a status and, on failure, the call that failed
 // (static string).
@@ -61,11 +64,16 @@ struct Work {
   }
 };
 
+// The queue kinds the queue cases create.
+enum QueueKind : int { kQueueSdma = 0, kQueueAql = 1 };
+
 // Parameters of a case row (main.cc's kCases); each case reads what it needs.
 struct CaseParams {
   uint64_t size = 0;  // alloc-map-free: bytes per allocation
   bool vram = false;  // alloc-map-free: device memory of the first GPU node, else system memory
   uint32_t live = 0;  // query-pointer: live allocations
+  QueueKind queue = kQueueSdma;  // queue-create-destroy: SDMA (4 KiB ring) or AQL (64 KiB)
+  bool wait_event = false;  // doorbell-latency: wait with hsaKmtWaitOnEvent, else poll the fence
 };
 
 // One case on one library. Setup() runs once, unmeasured, before the first
@@ -96,6 +104,8 @@ std::unique_ptr<CaseRun> OursTopologyCycle(const CaseParams& params, std::string
 std::unique_ptr<CaseRun> OursTopologyCycleCold(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursAllocMapFree(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursQueryPointer(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> OursQueueCreateDestroy(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string* error);
 
 // ---- debian.cc ---------------------------------------------------------------
 // dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym of every entry point the
@@ -105,6 +115,8 @@ std::unique_ptr<CaseRun> DebianOpenClose(const CaseParams& params, std::string* 
 std::unique_ptr<CaseRun> DebianTopologyCycle(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianAllocMapFree(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianQueryPointer(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> DebianQueueCreateDestroy(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::string* error);
 
 }  // namespace hkebench
 

@@ -1,21 +1,40 @@
 // The cases, each written once for both libraries as a template over `Api`:
-//   OpenClose      hsaKmtOpenKFD + hsaKmtCloseKFD (the open handshake);
-//   TopologyCycle  OpenKFD, AcquireSystemProperties, every node's
-//                  node/memory/cache/io-link properties,
-//                  ReleaseSystemProperties, CloseKFD;
-//   AllocMapFree   AllocMemory + MapMemoryToGPU + UnmapMemoryToGPU +
-//                  FreeMemory of one buffer (device open for the whole run);
-//   QueryPointer   QueryPointerInfo of random addresses inside N live 4 KiB
-//                  allocations (populated in Setup), 16 per iteration.
+//   OpenClose           hsaKmtOpenKFD + hsaKmtCloseKFD (the open handshake);
+//   TopologyCycle       OpenKFD, AcquireSystemProperties, every node's
+//                       node/memory/cache/io-link properties,
+//                       ReleaseSystemProperties, CloseKFD;
+//   AllocMapFree        AllocMemory + MapMemoryToGPU + UnmapMemoryToGPU +
+//                       FreeMemory of one buffer (device open for the whole run);
+//   QueryPointer        QueryPointerInfo of random addresses inside N live 4 KiB
+//                       allocations (populated in Setup), 16 per iteration;
+//   QueueCreateDestroy  CreateQueue + DestroyQueue of an SDMA or AQL queue on
+//                       the first GPU node (ring and pointers allocated in Setup);
+//   DoorbellLatency     one SDMA FENCE (and for the event variant a FENCE to
+//                       the event's slot plus a TRAP) written to the ring, the
+//                       write pointer and doorbell stored, then the caller
+//                       waits for the fence value: by polling memory or in
+//                       WaitOnEvent. Needs the simulator's engine thread.
 //
 // `Api` supplies the types of its header (System, Node, Memory, Cache, Link,
-// MemFlags, PointerInfo) and static functions Open, Close, Acquire, Release,
-// GetNode, GetMemory, GetCaches, GetLinks, Alloc, Free, Map, Unmap, Query
-// with the hsaKmt* signatures, returning the HSAKMT_STATUS as int. Included
-// by ours.cc and debian.cc only; each instantiates it with its own types.
+// MemFlags, PointerInfo, QueueType, QueuePriority, QueueId, QueueResource,
+// Event, EventDesc, EventType), the constants kSdmaQueue, kAqlQueue,
+// kPriorityNormal and kSignalEvent, and static functions Open, Close,
+// Acquire, Release, GetNode, GetMemory, GetCaches, GetLinks, Alloc, Free,
+// Map, MapToNode (MapMemoryToGPUNodes to one node, default map flags),
+// Unmap, Query, CreateQueue, DestroyQueue, CreateEvent, DestroyEvent,
+// WaitOnEvent with the hsaKmt* signatures, returning the HSAKMT_STATUS as
+// int. Included by ours.cc and debian.cc only; each instantiates it with its
+// own types.
+//
+// Threading: the cases run on the harness's main thread; DoorbellLatency
+// shares its ring, fence buffer and event slot with the simulator's engine
+// thread through the release/acquire protocol of the queue (packets, then
+// the write pointer and doorbell with release stores; the fence read with
+// acquire loads).
 #ifndef HKE_TOOLS_BENCH_CASES_H_
 #define HKE_TOOLS_BENCH_CASES_H_
 
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -296,6 +315,209 @@ class QueryPointer final : public CaseRun {
   std::vector<const char*> probes_;
   size_t next_ = 0;
   char text_[160] = {};  // Outcome::call text built in Setup
+};
+
+// System memory the GPU reaches, as runtimes allocate rings and queue
+// pointers: node 0, HostAccess + NonPaged + ExecuteAccess (GTT), mapped to
+// one GPU node and zeroed. The destructor unmaps and frees what succeeded.
+template <class Api>
+class GttBuffer {
+ public:
+  GttBuffer() = default;
+  GttBuffer(const GttBuffer&) = delete;
+  GttBuffer& operator=(const GttBuffer&) = delete;
+  ~GttBuffer() {
+    if (mapped_) Api::Unmap(p_);
+    if (p_ != nullptr) Api::Free(p_, size_);
+  }
+
+  Outcome Allocate(uint64_t size, uint32_t gpu_node) {
+    typename Api::MemFlags f;
+    std::memset(&f, 0, sizeof(f));
+    f.ui32.PageSize = 0;  // HSA_PAGE_SIZE_4KB
+    f.ui32.HostAccess = 1;
+    f.ui32.NonPaged = 1;
+    f.ui32.ExecuteAccess = 1;
+    void* p = nullptr;
+    int s = Api::Alloc(0, size, f, &p);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtAllocMemory (GTT)"};
+    p_ = p;
+    size_ = size;
+    s = Api::MapToNode(p, size, gpu_node);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtMapMemoryToGPUNodes"};
+    mapped_ = true;
+    std::memset(p, 0, size);
+    return Outcome{};
+  }
+
+  void* get() const { return p_; }
+  uint64_t size() const { return size_; }
+  uint64_t address() const { return reinterpret_cast<uintptr_t>(p_); }
+
+ private:
+  void* p_ = nullptr;
+  uint64_t size_ = 0;
+  bool mapped_ = false;
+};
+
+constexpr uint64_t kSdmaRingBytes = 4096;
+constexpr uint64_t kAqlRingBytes = 64 * 1024;
+
+// queue-create-destroy/{sdma,aql}: one iteration creates a queue on the
+// first GPU node and destroys it. Setup opens the device and allocates the
+// ring (4 KiB SDMA, 64 KiB AQL) and, for AQL, the read/write pointer pair
+// (two u64 at the start of a 4 KiB GTT buffer: inputs of an AQL create,
+// while the library provides an SDMA queue's pointers itself).
+template <class Api>
+class QueueCreateDestroy final : public CaseRun {
+ public:
+  explicit QueueCreateDestroy(QueueKind kind) : kind_(kind) {}
+
+  Outcome Setup() override {
+    Outcome o = device_.Open();
+    if (o.status != kStatusSuccess) return o;
+    o = ring_.Allocate(kind_ == kQueueAql ? kAqlRingBytes : kSdmaRingBytes, device_.gpu_node());
+    if (o.status != kStatusSuccess || kind_ != kQueueAql) return o;
+    return pointers_.Allocate(4096, device_.gpu_node());
+  }
+
+  Outcome Iterate(Work*) override {
+    typename Api::QueueResource q;
+    std::memset(&q, 0, sizeof(q));
+    if (kind_ == kQueueAql) {
+      auto* words = static_cast<char*>(pointers_.get());
+      q.Queue_read_ptr_aql = reinterpret_cast<decltype(q.Queue_read_ptr_aql)>(words);
+      q.Queue_write_ptr_aql = reinterpret_cast<decltype(q.Queue_write_ptr_aql)>(words + 8);
+    }
+    int s = Api::CreateQueue(device_.gpu_node(), kind_ == kQueueAql ? Api::kAqlQueue : Api::kSdmaQueue,
+                             100, Api::kPriorityNormal, ring_.get(), ring_.size(), nullptr, &q);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtCreateQueue"};
+    s = Api::DestroyQueue(q.QueueId);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtDestroyQueue"};
+    return Outcome{};
+  }
+
+ private:
+  // Declared first: destroyed after the buffers (which need the open device).
+  OpenDevice<Api> device_;
+  QueueKind kind_;
+  GttBuffer<Api> ring_;
+  GttBuffer<Api> pointers_;
+};
+
+// The text of a doorbell-latency iteration that saw no completion.
+constexpr const char* kNoCompletion =
+    "no completion within 5 s: does the simulator run its engine thread?";
+
+// doorbell-latency/{sdma-poll,sdma-event}: one iteration appends to the
+// ring a FENCE writing the iteration's sequence number to the fence buffer
+// (and for sdma-event a FENCE of the event id to the event's slot plus a
+// TRAP naming the event, which is how the SDMA engine raises the event's
+// interrupt), publishes the write pointer and rings the doorbell (both u64
+// byte offsets, release stores), then waits for the sequence number:
+// sdma-poll spins on the fence buffer (bounded: 5 s of steady_clock),
+// sdma-event blocks in WaitOnEvent(event, 5 s) and then checks the fence.
+// The time is doorbell-to-completion as the caller sees it (writing the
+// few packet dwords is included). Setup opens the device and allocates a
+// 4 KiB ring, a 4 KiB fence buffer, an auto-reset signal event on the GPU
+// node (both variants, so their setup is the same) and the SDMA queue.
+template <class Api>
+class DoorbellLatency final : public CaseRun {
+ public:
+  static constexpr uint32_t kTimeoutMs = 5000;
+
+  explicit DoorbellLatency(bool wait_event) : wait_event_(wait_event) {}
+
+  ~DoorbellLatency() override {
+    // Before the ring and the device go (members are destroyed after this).
+    if (queue_created_) Api::DestroyQueue(queue_.QueueId);
+    if (event_ != nullptr) Api::DestroyEvent(event_);
+  }
+
+  Outcome Setup() override {
+    Outcome o = device_.Open();
+    if (o.status != kStatusSuccess) return o;
+    const uint32_t gpu = device_.gpu_node();
+    o = ring_.Allocate(kSdmaRingBytes, gpu);
+    if (o.status != kStatusSuccess) return o;
+    o = fence_.Allocate(4096, gpu);
+    if (o.status != kStatusSuccess) return o;
+    typename Api::EventDesc desc;
+    std::memset(&desc, 0, sizeof(desc));
+    desc.EventType = Api::kSignalEvent;
+    desc.NodeId = gpu;
+    desc.SyncVar.SyncVar.UserData = nullptr;
+    desc.SyncVar.SyncVarSize = sizeof(uint64_t);
+    int s = Api::CreateEvent(&desc, /*ManualReset=*/false, /*IsSignaled=*/false, &event_);
+    if (s != kStatusSuccess) {
+      event_ = nullptr;
+      return Outcome{s, "hsaKmtCreateEvent"};
+    }
+    std::memset(&queue_, 0, sizeof(queue_));
+    s = Api::CreateQueue(gpu, Api::kSdmaQueue, 100, Api::kPriorityNormal, ring_.get(), ring_.size(),
+                         nullptr, &queue_);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtCreateQueue"};
+    queue_created_ = true;
+    return Outcome{};
+  }
+
+  Outcome Iterate(Work*) override {
+    const uint32_t value = ++sequence_;
+    Fence(fence_.address(), value);
+    if (wait_event_) {
+      Fence(event_->EventData.HWData2, static_cast<uint32_t>(event_->EventId));
+      Put(6u);  // TRAP
+      Put(static_cast<uint32_t>(event_->EventId) & 0x0FFFFFFFu);
+    }
+    __atomic_store_n(queue_.Queue_write_ptr_aql, wptr_, __ATOMIC_RELEASE);
+    __atomic_store_n(queue_.Queue_DoorBell_aql, wptr_, __ATOMIC_RELEASE);
+    const uint32_t* fence = static_cast<const uint32_t*>(fence_.get());
+    if (wait_event_) {
+      const int s = Api::WaitOnEvent(event_, kTimeoutMs);
+      if (s == kStatusWaitTimeout) return Outcome{kHarnessError, kNoCompletion};
+      if (s != kStatusSuccess) return Outcome{s, "hsaKmtWaitOnEvent"};
+      if (__atomic_load_n(fence, __ATOMIC_ACQUIRE) != value) {
+        return Outcome{kHarnessError, "harness: the event fired but the fence value is not there"};
+      }
+      return Outcome{};
+    }
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+    for (uint32_t spins = 1; __atomic_load_n(fence, __ATOMIC_ACQUIRE) != value; ++spins) {
+      __builtin_ia32_pause();
+      if ((spins & 1023u) == 0 && std::chrono::steady_clock::now() > deadline) {
+        return Outcome{kHarnessError, kNoCompletion};
+      }
+    }
+    return Outcome{};
+  }
+
+ private:
+  // One dword at the write pointer; the ring wraps (byte offset modulo its
+  // size), so a packet may straddle the end, as the engine allows.
+  void Put(uint32_t dw) {
+    auto* ring = static_cast<uint32_t*>(ring_.get());
+    __atomic_store_n(&ring[(wptr_ % kSdmaRingBytes) / 4], dw, __ATOMIC_RELAXED);
+    wptr_ += 4;
+  }
+
+  // SDMA FENCE (op 5): writes `data` (u32) to `address`.
+  void Fence(uint64_t address, uint32_t data) {
+    Put(5u);
+    Put(static_cast<uint32_t>(address));
+    Put(static_cast<uint32_t>(address >> 32));
+    Put(data);
+  }
+
+  // Declared first: destroyed after the buffers (which need the open device).
+  OpenDevice<Api> device_;
+  bool wait_event_;
+  GttBuffer<Api> ring_;
+  GttBuffer<Api> fence_;
+  typename Api::Event* event_ = nullptr;
+  typename Api::QueueResource queue_{};
+  bool queue_created_ = false;
+  uint64_t wptr_ = 0;      // bytes written to the ring, only growing
+  uint32_t sequence_ = 0;  // fence value of the latest iteration
 };
 
 }  // namespace hkebench

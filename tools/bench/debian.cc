@@ -43,6 +43,12 @@ struct Functions {
   decltype(&debian::hsaKmtMapMemoryToGPU) map = nullptr;
   decltype(&debian::hsaKmtUnmapMemoryToGPU) unmap = nullptr;
   decltype(&debian::hsaKmtQueryPointerInfo) query = nullptr;
+  decltype(&debian::hsaKmtMapMemoryToGPUNodes) map_nodes = nullptr;
+  decltype(&debian::hsaKmtCreateQueue) create_queue = nullptr;
+  decltype(&debian::hsaKmtDestroyQueue) destroy_queue = nullptr;
+  decltype(&debian::hsaKmtCreateEvent) create_event = nullptr;
+  decltype(&debian::hsaKmtDestroyEvent) destroy_event = nullptr;
+  decltype(&debian::hsaKmtWaitOnEvent) wait_event = nullptr;
 };
 Functions g_fn;
 
@@ -76,6 +82,34 @@ struct DebianApi {
   }
   static int Unmap(void* p) { return g_fn.unmap(p); }
   static int Query(const void* p, PointerInfo* info) { return g_fn.query(p, info); }
+  static int MapToNode(void* p, uint64_t size, uint32_t node) {
+    debian::HsaMemMapFlags flags;
+    std::memset(&flags, 0, sizeof(flags));
+    debian::HSAuint32 nodes[1] = {node};
+    debian::HSAuint64 alt = 0;
+    return g_fn.map_nodes(p, size, &alt, flags, 1, nodes);
+  }
+  using QueueType = debian::HSA_QUEUE_TYPE;
+  using QueuePriority = debian::HSA_QUEUE_PRIORITY;
+  using QueueId = debian::HSA_QUEUEID;
+  using QueueResource = debian::HsaQueueResource;
+  using Event = debian::HsaEvent;
+  using EventDesc = debian::HsaEventDescriptor;
+  using EventType = debian::HSA_EVENTTYPE;
+  static constexpr QueueType kSdmaQueue = debian::HSA_QUEUE_SDMA;
+  static constexpr QueueType kAqlQueue = debian::HSA_QUEUE_COMPUTE_AQL;
+  static constexpr QueuePriority kPriorityNormal = debian::HSA_QUEUE_PRIORITY_NORMAL;
+  static constexpr EventType kSignalEvent = debian::HSA_EVENTTYPE_SIGNAL;
+  static int CreateQueue(uint32_t node, QueueType type, uint32_t percentage, QueuePriority priority,
+                         void* ring, uint64_t ring_size, Event* event, QueueResource* q) {
+    return g_fn.create_queue(node, type, percentage, priority, ring, ring_size, event, q);
+  }
+  static int DestroyQueue(QueueId id) { return g_fn.destroy_queue(id); }
+  static int CreateEvent(EventDesc* desc, bool manual_reset, bool signaled, Event** event) {
+    return g_fn.create_event(desc, manual_reset, signaled, event);
+  }
+  static int DestroyEvent(Event* event) { return g_fn.destroy_event(event); }
+  static int WaitOnEvent(Event* event, uint32_t ms) { return g_fn.wait_event(event, ms); }
 };
 
 // Entries per node in the output arrays; Debian has no compile-time
@@ -115,7 +149,13 @@ bool DebianLoad(const char* path, std::string* error) {
       !Resolve(h, "hsaKmtFreeMemory", &f.free, error) ||
       !Resolve(h, "hsaKmtMapMemoryToGPU", &f.map, error) ||
       !Resolve(h, "hsaKmtUnmapMemoryToGPU", &f.unmap, error) ||
-      !Resolve(h, "hsaKmtQueryPointerInfo", &f.query, error)) {
+      !Resolve(h, "hsaKmtQueryPointerInfo", &f.query, error) ||
+      !Resolve(h, "hsaKmtMapMemoryToGPUNodes", &f.map_nodes, error) ||
+      !Resolve(h, "hsaKmtCreateQueue", &f.create_queue, error) ||
+      !Resolve(h, "hsaKmtDestroyQueue", &f.destroy_queue, error) ||
+      !Resolve(h, "hsaKmtCreateEvent", &f.create_event, error) ||
+      !Resolve(h, "hsaKmtDestroyEvent", &f.destroy_event, error) ||
+      !Resolve(h, "hsaKmtWaitOnEvent", &f.wait_event, error)) {
     return false;
   }
   g_fn = f;
@@ -152,6 +192,22 @@ std::unique_ptr<CaseRun> DebianQueryPointer(const CaseParams& params, std::strin
     return nullptr;
   }
   return std::unique_ptr<CaseRun>(new QueryPointer<DebianApi>(params.live));
+}
+
+std::unique_ptr<CaseRun> DebianQueueCreateDestroy(const CaseParams& params, std::string* error) {
+  if (g_fn.open == nullptr) {
+    *error = "Debian's libhsakmt is not loaded";
+    return nullptr;
+  }
+  return std::unique_ptr<CaseRun>(new QueueCreateDestroy<DebianApi>(params.queue));
+}
+
+std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::string* error) {
+  if (g_fn.open == nullptr) {
+    *error = "Debian's libhsakmt is not loaded";
+    return nullptr;
+  }
+  return std::unique_ptr<CaseRun>(new DoorbellLatency<DebianApi>(params.wait_event));
 }
 
 }  // namespace hkebench

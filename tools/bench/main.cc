@@ -90,6 +90,18 @@ CaseParams LiveParams(uint32_t live) {
   return p;
 }
 
+CaseParams QueueParams(QueueKind kind) {
+  CaseParams p;
+  p.queue = kind;
+  return p;
+}
+
+CaseParams LatencyParams(bool wait_event) {
+  CaseParams p;
+  p.wait_event = wait_event;
+  return p;
+}
+
 #define HKE_ALLOC_CASE(label, size, vram)                                                   \
   {"alloc-map-free/" label, "5", {&OursAllocMapFree, &DebianAllocMapFree}, AllocParams(size, vram), \
    true}
@@ -123,6 +135,17 @@ const CaseDef kCases[] = {
     HKE_QUERY_CASE("10000", 10000),
     HKE_QUERY_CASE("50000", 50000),
     HKE_QUERY_CASE("100000", 100000),
+    // Own process per library: both map memory (ACQUIRE_VM rule above).
+    {"queue-create-destroy/sdma", "7", {&OursQueueCreateDestroy, &DebianQueueCreateDestroy},
+     QueueParams(kQueueSdma), true},
+    {"queue-create-destroy/aql", "7", {&OursQueueCreateDestroy, &DebianQueueCreateDestroy},
+     QueueParams(kQueueAql), true},
+    // Needs the simulator's engine thread; without it every iteration fails
+    // after 5 s with "no completion" (never a hang).
+    {"doorbell-latency/sdma-poll", "7", {&OursDoorbellLatency, &DebianDoorbellLatency},
+     LatencyParams(false), true},
+    {"doorbell-latency/sdma-event", "7", {&OursDoorbellLatency, &DebianDoorbellLatency},
+     LatencyParams(true), true},
 };
 
 #undef HKE_ALLOC_CASE
@@ -206,6 +229,8 @@ std::string FormatTime(double ns) {
 }
 
 std::string FailureText(const Outcome& o, Library lib) {
+  // The harness's own failures carry their whole explanation in `call`.
+  if (o.status == kHarnessError) return o.call;
   char buf[160];
   std::snprintf(buf, sizeof(buf), "%s returned %d", o.call, o.status);
   std::string text = buf;
@@ -346,9 +371,11 @@ std::string AllocCell(const Result& r) {
 }
 
 // nodes/banks/caches/links for the topology cases; the bytes allocated or
-// the live allocations for the memory cases.
+// the live allocations for the memory cases; "—" for a case that counts
+// nothing (open-close, the queue cases).
 std::string WorkCell(const Work& w) {
   char buf[96];
+  if (w == Work{}) return "—";
   if (w.live != 0) {
     std::snprintf(buf, sizeof(buf), "%llu live", static_cast<unsigned long long>(w.live));
   } else if (w.bytes != 0) {

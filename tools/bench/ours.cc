@@ -58,6 +58,34 @@ struct OursApi {
   }
   static int Unmap(void* p) { return hsaKmtUnmapMemoryToGPU(p); }
   static int Query(const void* p, PointerInfo* info) { return hsaKmtQueryPointerInfo(p, info); }
+  static int MapToNode(void* p, uint64_t size, uint32_t node) {
+    HsaMemMapFlags flags;
+    std::memset(&flags, 0, sizeof(flags));
+    HSAuint32 nodes[1] = {node};
+    HSAuint64 alt = 0;
+    return hsaKmtMapMemoryToGPUNodes(p, size, &alt, flags, 1, nodes);
+  }
+  using QueueType = HSA_QUEUE_TYPE;
+  using QueuePriority = HSA_QUEUE_PRIORITY;
+  using QueueId = HSA_QUEUEID;
+  using QueueResource = HsaQueueResource;
+  using Event = HsaEvent;
+  using EventDesc = HsaEventDescriptor;
+  using EventType = HSA_EVENTTYPE;
+  static constexpr QueueType kSdmaQueue = HSA_QUEUE_SDMA;
+  static constexpr QueueType kAqlQueue = HSA_QUEUE_COMPUTE_AQL;
+  static constexpr QueuePriority kPriorityNormal = HSA_QUEUE_PRIORITY_NORMAL;
+  static constexpr EventType kSignalEvent = HSA_EVENTTYPE_SIGNAL;
+  static int CreateQueue(uint32_t node, QueueType type, uint32_t percentage, QueuePriority priority,
+                         void* ring, uint64_t ring_size, Event* event, QueueResource* q) {
+    return hsaKmtCreateQueue(node, type, percentage, priority, ring, ring_size, event, q);
+  }
+  static int DestroyQueue(QueueId id) { return hsaKmtDestroyQueue(id); }
+  static int CreateEvent(EventDesc* desc, bool manual_reset, bool signaled, Event** event) {
+    return hsaKmtCreateEvent(desc, manual_reset, signaled, event);
+  }
+  static int DestroyEvent(Event* event) { return hsaKmtDestroyEvent(event); }
+  static int WaitOnEvent(Event* event, uint32_t ms) { return hsaKmtWaitOnEvent(event, ms); }
 };
 
 }  // namespace
@@ -141,6 +169,14 @@ std::unique_ptr<CaseRun> OursAllocMapFree(const CaseParams& params, std::string*
 
 std::unique_ptr<CaseRun> OursQueryPointer(const CaseParams& params, std::string*) {
   return std::unique_ptr<CaseRun>(new QueryPointer<OursApi>(params.live));
+}
+
+std::unique_ptr<CaseRun> OursQueueCreateDestroy(const CaseParams& params, std::string*) {
+  return std::unique_ptr<CaseRun>(new QueueCreateDestroy<OursApi>(params.queue));
+}
+
+std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string*) {
+  return std::unique_ptr<CaseRun>(new DoorbellLatency<OursApi>(params.wait_event));
 }
 
 }  // namespace hkebench

@@ -107,6 +107,8 @@ def allocs(r):
 
 
 def work_text(r):
+    if not any(r.get(k) for k in ("nodes", "mem_banks", "caches", "io_links", "bytes", "live")):
+        return "—"  # a case that counts nothing (open-close, the queue cases)
     if r.get("live"):
         return "%d live" % r["live"]
     if r.get("bytes"):
@@ -331,7 +333,8 @@ def plot_family(ax, fam, grouped, cases):
         ax.set_xticks(xs_all)
         ax.set_xticklabels([family(c)[1] for c in cases], fontsize=8)
         ax.set_ylabel("µs per operation (median)")
-        ax.set_title("%s: time per operation by size class (Debian dashed, ours solid)" % fam)
+        by = "size class" if fam == "alloc-map-free" else "variant"
+        ax.set_title("%s: time per operation by %s (Debian dashed, ours solid)" % (fam, by))
     ax.grid(which="major", alpha=0.3)
     if plotted:
         ax.legend(loc="upper left", fontsize=7, ncol=2)
