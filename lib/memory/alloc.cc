@@ -294,7 +294,7 @@ Status Free(Context& ctx, uint64_t addr) {
   MemoryState& m = ctx.memory();
   if (!m.initialized) return ctx.diag().Error(NotFound(), kArea, "no memory has been allocated");
   MemObject* o = FindExact(m, addr);
-  if (o == nullptr || o->kind == ObjectKind::kUserptr || o->kind == ObjectKind::kMmio) {
+  if (o == nullptr || o->kind == ObjectKind::kUserptr || IsInternal(o->kind)) {
     return ctx.diag().Error(NotFound(), kArea, "FreeMemory: no allocation starts at that address");
   }
   return DestroyObject(ctx, m, o);

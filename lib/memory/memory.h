@@ -97,8 +97,12 @@ enum class ObjectKind : uint8_t {
   kUserptr,     // registered user memory (userptr BO, indexed by user address)
   kScratch,     // the node's scratch backing range
   kMmio,        // the MMIO_REMAP page of a GPU (internal)
+  kDoorbell,    // a GPU's doorbell slice as a DOORBELL BO (queues; internal)
   kDmabufImport,  // imported graphics / IPC buffer
 };
+
+// Objects the library makes for itself (not visible to hsaKmt* callers).
+inline bool IsInternal(ObjectKind k) { return k == ObjectKind::kMmio || k == ObjectKind::kDoorbell; }
 
 // Where an object's VA came from.
 enum class VaSource : uint8_t { kNone, kMmap, kSvmArena, kSvmCoherentArena, kHandleArena };
@@ -248,6 +252,14 @@ Status Teardown(Context& ctx);
 // Forgets every object without I/O (fork child, context teardown).
 void Forget(Context& ctx);
 
+// A GPU's doorbell slice of `size` bytes (a page multiple) as a DOORBELL
+// BO: VA reserved, ALLOC(DOORBELL), /dev/kfd mapped over the VA at the
+// reply's offset, mapped to the GPU and its peers (upstream's dGPU path).
+// *out_va only on success; a failure leaves nothing behind. INVALID_NODE
+// for an unknown gpu_id. Released by FreeDoorbell (NOT_FOUND for any other
+// address); hsaKmtFreeMemory and QueryPointerInfo do not see it.
+Status MapDoorbell(Context& ctx, uint32_t gpu_id, uint64_t size, uint64_t* out_va);
+Status FreeDoorbell(Context& ctx, uint64_t va);
 // The MMIO page of a GPU, for the topology's MMIO_REMAP bank (0: none).
 uint64_t MmioBase(Context& ctx, uint32_t gpu_id);
 

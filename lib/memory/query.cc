@@ -78,7 +78,7 @@ Status QueryPointer(Context& ctx, uint64_t addr, HsaPointerInfo* out) {
   MemObject* o = m.initialized ? FindContaining(m, addr) : nullptr;
   // Scratch ranges and MMIO pages are not reported (upstream's lookup does
   // not search those apertures either).
-  if (o == nullptr || o->kind == ObjectKind::kMmio || o->kind == ObjectKind::kScratch) {
+  if (o == nullptr || IsInternal(o->kind) || o->kind == ObjectKind::kScratch) {
     return NotFound();
   }
   HsaPointerInfo info{};
@@ -124,7 +124,7 @@ Status SetUserData(Context& ctx, uint64_t addr, uint64_t user_data) {
   MemoryState& m = ctx.memory();
   // Upstream matches the start of the object only.
   MemObject* o = m.initialized ? FindExact(m, addr) : nullptr;
-  if (o == nullptr || o->kind == ObjectKind::kMmio) {
+  if (o == nullptr || IsInternal(o->kind)) {
     return ctx.diag().Error(NotFound(), kArea, "SetMemoryUserData: no object starts there");
   }
   o->user_data = user_data;
@@ -315,7 +315,7 @@ Status ExportDmabuf(Context& ctx, uint64_t addr, uint64_t size, uint64_t flags, 
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   MemObject* o = FindContaining(m, addr);
-  if (o == nullptr || o->handle == 0 || o->kind == ObjectKind::kMmio) {
+  if (o == nullptr || o->handle == 0 || IsInternal(o->kind)) {
     return ctx.diag().Error(NotFound(), kArea, "ExportDMABufHandle: no buffer at that address");
   }
   const uint64_t base = o->kind == ObjectKind::kUserptr ? o->userptr : o->va;

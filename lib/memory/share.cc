@@ -159,7 +159,7 @@ Status ShareMemory(Context& ctx, uint64_t addr, uint64_t size, HsaSharedMemoryHa
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   MemObject* o = FindExact(m, addr);
-  if (o == nullptr || o->handle == 0 || o->gpu == kNoGpu || o->kind == ObjectKind::kMmio ||
+  if (o == nullptr || o->handle == 0 || o->gpu == kNoGpu || IsInternal(o->kind) ||
       o->kind == ObjectKind::kUserptr) {
     return ctx.diag().Error(NotFound(), kArea, "ShareMemory: no shareable buffer starts there");
   }

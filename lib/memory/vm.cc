@@ -270,46 +270,44 @@ Status SetPolicies(Context& ctx, MemoryState& m) {
   return Status::Ok();
 }
 
-// The MMIO_REMAP page of one GPU; failures only lose the bank.
-void SetUpMmio(Context& ctx, MemoryState& m, uint16_t g) {
+// An object whose BO the kernel backs with device pages served through
+// /dev/kfd (the MMIO_REMAP page, a doorbell slice): a VA reservation, ALLOC
+// with `flags`, an mmap of /dev/kfd at the reply's offset over the VA, and a
+// MAP to the GPU's default targets (its peers, as upstream maps both). On
+// failure everything made is released and the status returned.
+Status CreateKfdMapped(Context& ctx, MemoryState& m, uint16_t g, ObjectKind kind, uint32_t flags,
+                       uint64_t size, uint32_t* out_slot) {
   GpuVm& gpu = m.gpus[g];
-  const uint64_t page = m.page_size;
-  if (page != 4096) return;  // the kernel cannot remap MMIO with larger pages
   int kfd_fd = -1;
-  if (!KfdFd(ctx, &kfd_fd).ok()) return;
+  HKE_RETURN_IF_ERROR(KfdFd(ctx, &kfd_fd));
   uint32_t slot = kNoSlot;
-  if (!TakeSlot(ctx, m, &slot).ok()) return;
+  HKE_RETURN_IF_ERROR(TakeSlot(ctx, m, &slot));
   MemObject* o = &m.objects[slot];
   VaRange r{};
   const VaSource src = m.reserved_mode ? VaSource::kSvmCoherentArena : VaSource::kMmap;
-  Status s = ReserveVa(ctx, m, src, page, page, 0, &r);
+  Status s = ReserveVa(ctx, m, src, size, m.page_size, 0, &r);
   if (!s.ok()) {
     ReleaseSlot(m, slot);
-    return;
+    return s;
   }
-  o->kind = ObjectKind::kMmio;
+  o->kind = kind;
   o->va = r.va;
-  o->size = page;
-  o->request_size = page;
+  o->size = size;
+  o->request_size = size;
   o->reserve_base = r.reserve_base;
   o->reserve_size = r.reserve_size;
   o->va_source = r.source;
   o->gpu = g;
   o->node = gpu.node;
   o->mem_flags = 0;
-  const uint32_t flags = kfd::kAllocMemMmioRemap | kfd::kAllocMemWritable |
-                         kfd::kAllocMemNoSubstitute | kfd::kAllocMemCoherent;
-  s = AllocBo(ctx, m, g, flags, r.va, page, 0, &o->handle, &o->mmap_offset);
+  s = AllocBo(ctx, m, g, flags, r.va, size, 0, &o->handle, &o->mmap_offset);
   if (s.ok()) {
     void* got = nullptr;
     s = ctx.platform().Mmap(reinterpret_cast<void*>(static_cast<uintptr_t>(r.va)),
-                            static_cast<size_t>(page), HKE_PROT_READ | HKE_PROT_WRITE,
+                            static_cast<size_t>(size), HKE_PROT_READ | HKE_PROT_WRITE,
                             HKE_MAP_SHARED | HKE_MAP_FIXED, kfd_fd, o->mmap_offset, &got);
-    if (!s.ok()) (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, "mmap of the MMIO page failed");
   }
   if (s.ok()) {
-    // Mapped like any memory the GPU owns: to its peers (upstream maps the
-    // page with the default targets too).
     GpuSet targets;
     DefaultTargets(m, *o, &targets);
     s = MapBo(ctx, m, o->handle, targets);
@@ -320,13 +318,29 @@ void SetUpMmio(Context& ctx, MemoryState& m, uint16_t g) {
   }
   if (s.ok()) s = Index(ctx, m, o);
   if (!s.ok()) {
+    (void)DestroyObject(ctx, m, o);
+    return s;
+  }
+  *out_slot = slot;
+  return Status::Ok();
+}
+
+// The MMIO_REMAP page of one GPU; failures only lose the bank.
+void SetUpMmio(Context& ctx, MemoryState& m, uint16_t g) {
+  GpuVm& gpu = m.gpus[g];
+  const uint64_t page = m.page_size;
+  if (page != 4096) return;  // the kernel cannot remap MMIO with larger pages
+  const uint32_t flags = kfd::kAllocMemMmioRemap | kfd::kAllocMemWritable |
+                         kfd::kAllocMemNoSubstitute | kfd::kAllocMemCoherent;
+  uint32_t slot = kNoSlot;
+  const Status s = CreateKfdMapped(ctx, m, g, ObjectKind::kMmio, flags, page, &slot);
+  if (!s.ok()) {
     (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea,
                             "the MMIO_REMAP page is unavailable; the bank is not reported");
-    (void)DestroyObject(ctx, m, o);
     return;
   }
-  gpu.mmio_va = r.va;
-  gpu.mmio_handle = o->handle;
+  gpu.mmio_va = m.objects[slot].va;
+  gpu.mmio_handle = m.objects[slot].handle;
   gpu.mmio_object = slot;
 }
 
@@ -433,6 +447,35 @@ Status Teardown(Context& ctx) {
 void Forget(Context& ctx) {
   LockGuard g(ctx.memory_lock());
   ResetStorage(ctx.memory());
+}
+
+Status MapDoorbell(Context& ctx, uint32_t gpu_id, uint64_t size, uint64_t* out_va) {
+  if (out_va == nullptr || size == 0) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(EnsureVm(ctx));
+  LockGuard lock(ctx.memory_lock());
+  MemoryState& m = ctx.memory();
+  if (!m.initialized) return FailedPrecondition();
+  uint16_t g = kNoGpu;
+  for (uint16_t i = 0; i < m.num_gpus; ++i) {
+    if (m.gpus[i].gpu_id == gpu_id) g = i;
+  }
+  if (g == kNoGpu) return InvalidNode();
+  if (size % m.page_size != 0) return InvalidArgument();
+  const uint32_t flags = kfd::kAllocMemDoorbell | kfd::kAllocMemWritable |
+                         kfd::kAllocMemNoSubstitute | kfd::kAllocMemCoherent;
+  uint32_t slot = kNoSlot;
+  HKE_RETURN_IF_ERROR(CreateKfdMapped(ctx, m, g, ObjectKind::kDoorbell, flags, size, &slot));
+  *out_va = m.objects[slot].va;
+  return Status::Ok();
+}
+
+Status FreeDoorbell(Context& ctx, uint64_t va) {
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  LockGuard lock(ctx.memory_lock());
+  MemoryState& m = ctx.memory();
+  MemObject* o = m.initialized ? FindExact(m, va) : nullptr;
+  if (o == nullptr || o->kind != ObjectKind::kDoorbell) return NotFound();
+  return DestroyObject(ctx, m, o);
 }
 
 uint64_t MmioBase(Context& ctx, uint32_t gpu_id) {

@@ -110,6 +110,16 @@ Status Lookup(QueuesState& q, uint64_t id, uint32_t epoch, QueueSlot** out) {
 // The current open epoch; queues and doorbell mappings of an older epoch
 // (a forked child's inheritance: the kernel never knew them in this
 // process) are forgotten without I/O. queues_lock held.
+// Facts of the memory subsystem fixed at VM bring-up, read under its lock.
+struct VmFacts {
+  uint32_t page_size;
+  bool dgpu;
+};
+VmFacts ReadVm(Context& ctx) {
+  LockGuard lock(ctx.memory_lock());
+  return VmFacts{ctx.memory().page_size, ctx.memory().dgpu};
+}
+
 uint32_t CurrentEpoch(Context& ctx) {
   uint32_t epoch = 0;
   {
@@ -129,18 +139,25 @@ uint32_t CurrentEpoch(Context& ctx) {
 
 // Buffers ------------------------------------------------------------------
 
-Status AllocMapped(Context& ctx, uint32_t alloc_node, uint32_t map_node, uint64_t size,
-                   bool device_local, bool paged, uint64_t* out_va) {
+// The flags of the queue's buffers (upstream's): host memory (the queue
+// page: paged, uncached; the CWSR area: paged) or the node's VRAM (EOP).
+HsaMemFlags BufferFlags(bool device_local, bool uncached) {
   HsaMemFlags f{};
   f.ui32.HostAccess = device_local ? 0 : 1;
-  f.ui32.NonPaged = paged ? 0 : 1;
+  f.ui32.NonPaged = device_local ? 1 : 0;
   f.ui32.CoarseGrain = device_local ? 1 : 0;
+  f.ui32.Uncached = uncached ? 1 : 0;
   f.ui32.ExecuteAccess = 1;
   f.ui32.PageSize = HSA_PAGE_SIZE_4KB;
+  return f;
+}
+
+Status AllocMapped(Context& ctx, uint32_t alloc_node, uint32_t map_node, uint64_t size,
+                   HsaMemFlags flags, uint64_t* out_va) {
   memory::AllocArgs a{};
   a.node = alloc_node;
   a.size = size;
-  a.flags = f.Value;
+  a.flags = flags.Value;
   uint64_t va = 0;
   HKE_RETURN_IF_ERROR(memory::Alloc(ctx, a, &va));
   const Status s = memory::Map(ctx, va, size, &map_node, 1, nullptr);
@@ -156,7 +173,7 @@ Status AllocMapped(Context& ctx, uint32_t alloc_node, uint32_t map_node, uint64_
 // returned, the rest are still attempted).
 Status FreeBuffers(Context& ctx, QueueSlot& s) {
   Status first = Status::Ok();
-  uint64_t* vas[3] = {&s.cwsr_va, &s.eop_va, &s.page_va};
+  uint64_t* vas[3] = {&s.eop_va, &s.cwsr_va, &s.page_va};  // upstream's order
   for (uint64_t* va : vas) {
     if (*va == 0) continue;
     const Status f = memory::Free(ctx, *va);
@@ -171,14 +188,27 @@ Status FreeBuffers(Context& ctx, QueueSlot& s) {
 
 // Doorbells ----------------------------------------------------------------
 
-void DropDoorbell(Context& ctx, QueuesState& q, uint32_t gpu) {
+// One queue fewer on the node; the mapping stays until the last close
+// (ReleaseDoorbells), as upstream keeps it: creating the next queue on the
+// node then costs no mapping.
+void DropDoorbell(QueuesState& q, uint32_t gpu) {
   DoorbellMapping& d = q.doorbells[gpu];
   if (d.users > 0) --d.users;
-  if (d.users == 0 && d.va != 0) {
+}
+
+// Releases every node's doorbell mapping (the last close).
+void ReleaseDoorbells(Context& ctx, QueuesState& q) {
+  for (uint32_t g = 0; g < config::kMaxGpus; ++g) {
+    DoorbellMapping& d = q.doorbells[g];
+    if (d.va == 0) continue;
     const Status s =
-        ctx.platform().Munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(d.va)),
-                              static_cast<size_t>(d.size));
-    if (!s.ok()) (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, "unmapping a doorbell slice failed");
+        d.bo ? memory::FreeDoorbell(ctx, d.va)
+             : ctx.platform().Munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(d.va)),
+                                     static_cast<size_t>(d.size));
+    if (!s.ok()) {
+      (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea,
+                              "releasing a doorbell slice failed; memory teardown retries a BO");
+    }
     d = DoorbellMapping{};
   }
 }
@@ -187,7 +217,8 @@ void DropDoorbell(Context& ctx, QueuesState& q, uint32_t gpu) {
 Status UseDoorbell(Context& ctx, QueuesState& q, const NodeInfo& n, uint32_t epoch,
                    const kfd::CreateQueueResult& r, uint64_t* out_doorbell) {
   DoorbellMapping& d = q.doorbells[n.gpu];
-  const uint32_t page = ctx.memory().page_size;
+  const VmFacts vm = ReadVm(ctx);
+  const uint32_t page = vm.page_size;
   const uint64_t slice = DoorbellSliceSize(n.facts.gfx_version, page);
   const bool soc15 = DoorbellBytes(n.facts.gfx_version) == 8;
   const uint64_t in_slice = soc15 ? (r.doorbell_offset & (slice - 1)) : uint64_t{r.queue_id} * 4u;
@@ -195,21 +226,32 @@ Status UseDoorbell(Context& ctx, QueuesState& q, const NodeInfo& n, uint32_t epo
     return ctx.diag().Error(Protocol(), kArea, "the kernel's doorbell offset is outside the slice");
   }
   if (d.va == 0 || d.epoch != epoch) {
-    int fd = -1;
-    {
-      LockGuard lock(ctx.lock());
-      fd = ctx.device().kfd_fd;
+    uint64_t va = 0;
+    // dGPUs: a DOORBELL BO, mapped to the GPUs as well; APUs (and Tonga,
+    // pre-SOC15): a plain mapping of /dev/kfd. Both as upstream.
+    const bool bo = vm.dgpu && soc15;
+    if (bo) {
+      const Status s = memory::MapDoorbell(ctx, n.gpu_id, slice, &va);
+      if (!s.ok()) return ctx.diag().Error(s, kArea, "mapping the node's doorbell BO failed");
+    } else {
+      int fd = -1;
+      {
+        LockGuard lock(ctx.lock());
+        fd = ctx.device().kfd_fd;
+      }
+      const uint64_t offset = soc15 ? (r.doorbell_offset & ~(slice - 1)) : r.doorbell_offset;
+      void* got = nullptr;
+      const Status s = ctx.platform().Mmap(nullptr, static_cast<size_t>(slice),
+                                           HKE_PROT_READ | HKE_PROT_WRITE, HKE_MAP_SHARED, fd,
+                                           offset, &got);
+      if (!s.ok()) return ctx.diag().Error(s, kArea, "mapping the node's doorbell slice failed");
+      va = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(got));
     }
-    const uint64_t offset = soc15 ? (r.doorbell_offset & ~(slice - 1)) : r.doorbell_offset;
-    void* got = nullptr;
-    const Status s = ctx.platform().Mmap(nullptr, static_cast<size_t>(slice),
-                                         HKE_PROT_READ | HKE_PROT_WRITE, HKE_MAP_SHARED, fd,
-                                         offset, &got);
-    if (!s.ok()) return ctx.diag().Error(s, kArea, "mapping the node's doorbell slice failed");
-    d.va = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(got));
+    d.va = va;
     d.size = slice;
     d.users = 0;
     d.epoch = epoch;
+    d.bo = bo;
   }
   ++d.users;
   *out_doorbell = d.va + in_slice;
@@ -319,7 +361,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   if (kfd_type == kfd::kQueueTypeSdmaXgmi && n.facts.num_sdma_xgmi_engines == 0) {
     return ctx.diag().Error(Unsupported(), kArea, "the node has no xGMI SDMA engine");
   }
-  const uint32_t page = ctx.memory().page_size;
+  const uint32_t page = ReadVm(ctx).page_size;
   CwsrSizes cwsr{};
   const bool want_cwsr = IsCompute(kfd_type) && HasCwsr(n.facts.gfx_version);
   if (want_cwsr) {
@@ -354,15 +396,15 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   };
 
   // System memory: the node's own memory on an APU (node 0 on a dGPU box).
-  s = AllocMapped(ctx, 0, args.node, page, false, false, &qs.page_va);
+  s = AllocMapped(ctx, 0, args.node, page, BufferFlags(false, true), &qs.page_va);
   if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the queue page failed"));
   const uint32_t eop = EopBufferSize(n.facts.gfx_version, kfd_type);
   if (eop != 0) {
-    s = AllocMapped(ctx, args.node, args.node, eop, true, false, &qs.eop_va);
+    s = AllocMapped(ctx, args.node, args.node, eop, BufferFlags(true, false), &qs.eop_va);
     if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the EOP buffer failed"));
   }
   if (want_cwsr) {
-    s = AllocMapped(ctx, 0, args.node, cwsr.total_size, false, true, &qs.cwsr_va);
+    s = AllocMapped(ctx, 0, args.node, cwsr.total_size, BufferFlags(false, false), &qs.cwsr_va);
     if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the CWSR area failed"));
     WriteHeaders(qs.cwsr_va, cwsr, qs.num_xcc, args.error_reason, event_id);
     qs.ctl_stack_size = cwsr.ctl_stack_size;
@@ -473,7 +515,7 @@ Status Destroy(Context& ctx, uint64_t queue_id) {
     (void)ctx.diag().Report(HKE_DIAG_WARNING, f, kArea,
                             "freeing a destroyed queue's buffers failed; memory teardown keeps them");
   }
-  DropDoorbell(ctx, q, qs->gpu);
+  DropDoorbell(q, qs->gpu);
   ReleaseSlot(q, static_cast<uint32_t>(qs - q.slots));
   return Status::Ok();
 }
@@ -590,9 +632,10 @@ void Teardown(Context& ctx) {
       (void)ctx.diag().Report(HKE_DIAG_WARNING, st, kArea,
                               "a queue could not be destroyed at close; it is forgotten");
     }
-    DropDoorbell(ctx, q, s.gpu);
+    DropDoorbell(q, s.gpu);
     ReleaseSlot(q, i);
   }
+  ReleaseDoorbells(ctx, q);
 }
 
 void Forget(Context& ctx) {

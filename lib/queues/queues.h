@@ -25,13 +25,15 @@
 //    read/write pointers (QueueResource->Queue_read_ptr_aql/_write_ptr_aql,
 //    inputs as upstream).
 //  - Doorbells: the first queue created on a node maps that node's doorbell
-//    slice from /dev/kfd (1024 doorbells of 8 bytes from gfx9 (SOC15), of 4
-//    before; the mapping is at least a page), every later queue on the node
-//    shares it, and the last queue destroyed on it unmaps it. The doorbell
-//    address is the mapping plus the in-slice byte offset the kernel
-//    returned (SOC15) or queue_id * 4 (older GPUs). The mapping is made
-//    with a plain mmap of /dev/kfd, upstream's path for APUs and its
-//    fallback on dGPUs (no DOORBELL BO, so the GPU itself cannot ring).
+//    slice (1024 doorbells of 8 bytes from gfx9 (SOC15), of 4 before; the
+//    mapping is at least a page), every later queue on the node shares it,
+//    and it stays until the last close, as upstream keeps it (a node's next
+//    queue then costs no mapping; the memory oracle compares the ioctls). On a dGPU with SOC15 doorbells the slice is a DOORBELL BO
+//    made by the memory subsystem (memory::MapDoorbell: CPU-mapped from
+//    /dev/kfd and mapped to the GPUs, so a GPU can ring it); otherwise a
+//    plain mmap of /dev/kfd, as upstream. The doorbell address is the
+//    mapping plus the in-slice byte offset the kernel returned (SOC15) or
+//    queue_id * 4 (older GPUs).
 //  - Checks made before any ioctl, each with a diagnostics message: the
 //    ring (non-null, 256-byte aligned, a power of two of at least 1 KiB and
 //    at most 4 GiB: the kernel silently rounds smaller rings up to 1 KiB and
@@ -143,8 +145,8 @@ bool DecodeQueueId(uint64_t id, uint32_t* out_slot, uint32_t* out_generation);
 // ---------------------------------------------------------------------------
 
 // Queue page layout (one page, host memory mapped to the queue's node).
-inline constexpr uint32_t kWptrOffset = 0;
-inline constexpr uint32_t kRptrOffset = 8;
+inline constexpr uint32_t kWptrOffset = 8;   // upstream's queue struct places
+inline constexpr uint32_t kRptrOffset = 16;  // its pointers here too
 inline constexpr uint32_t kCuMaskOffset = 64;
 inline constexpr uint32_t kCuMaskWords = 32;  // 1024 bits, the kernel's limit
 
@@ -175,8 +177,9 @@ struct QueueSlot {
 struct DoorbellMapping {
   uint64_t va = 0;     // 0: not mapped
   uint64_t size = 0;
-  uint32_t users = 0;  // live queues on the node
+  uint32_t users = 0;  // live queues on the node (the mapping outlives them)
   uint32_t epoch = 0;
+  bool bo = false;     // a DOORBELL BO of the memory subsystem (else a plain mmap)
 };
 
 // Small members have initialisers (run by Context's constructor); `slots`

@@ -9,6 +9,9 @@
 #include <thread>
 #include <vector>
 
+#include "lib/context/context.h"
+#include "lib/kfd/abi.h"
+#include "lib/queues/queues.h"
 #include "tests/support/sim_board.h"
 
 using hketest::SimBoard;
@@ -27,7 +30,9 @@ uint32_t FirstGpuNode() {
   return 0;
 }
 
+// GTT memory mapped to the node; `size` is rounded up to whole pages.
 void* Gtt(uint32_t node, uint64_t size) {
+  size = (size + 4095) / 4096 * 4096;
   HsaMemFlags f{};
   f.ui32.HostAccess = 1;
   f.ui32.NonPaged = 1;
@@ -145,7 +150,8 @@ struct alignas(64) AmdSignal {
   uint64_t event_mailbox_ptr;
   uint32_t event_id;
   uint32_t reserved1;
-  uint64_t start_ts, end_ts, reserved2, reserved3[2];
+  uint64_t start_ts, end_ts, reserved2;
+  uint32_t reserved3[2];
 };
 static_assert(sizeof(AmdSignal) == 64, "amd_signal_t");
 constexpr uint16_t kAqlInvalid = 1, kAqlDispatch = 2, kAqlBarrierAnd = 3, kAqlBarrierOr = 5;
@@ -241,7 +247,8 @@ TEST_CASE("a PM4 RELEASE_MEM with interrupt signals an event; WRITE_DATA lands; 
     CHECK(__atomic_load_n(&buf[round], __ATOMIC_ACQUIRE) == 0xA0000000u + round);
   }
   CHECK(r.wptr > 2 * 1024);
-  CHECK(*q.Queue_read_ptr_aql == r.wptr / 4);
+  // The CP reports its read pointer as the ring offset (dwords, wrapped).
+  CHECK(*q.Queue_read_ptr_aql == (r.wptr / 4) % (1024 / 4));
   CHECK(hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtDestroyEvent(ev) == HSAKMT_STATUS_SUCCESS);
 }
@@ -321,10 +328,21 @@ TEST_CASE("AQL barrier-AND and barrier-OR packets wait for their dependencies an
   CHECK(hsaKmtDestroyEvent(ev) == HSAKMT_STATUS_SUCCESS);
 }
 
-TEST_CASE("a kernel dispatch cannot run on the simulator: the queue's error event fires with a reason in ErrorReason and the packet never completes") {
+// The kernel reports queue errors to the runtime only after RUNTIME_ENABLE
+// (kfd_set_dbg_ev_from_interrupt); hsaKmtRuntimeEnable belongs to the
+// debug API (issue 8), so the test enables it with the raw ioctl.
+void RuntimeEnable(SimBoard& b) {
+  hke::kfd::RuntimeEnableArgs a{};
+  a.mode_mask = hke::kfd::kRuntimeEnableModeEnable;
+  REQUIRE(kfdsim_ioctl(b.sim(), hke_default_context()->impl.device().kfd_fd,
+                       hke::kfd::kIocRuntimeEnable, &a) == 0);
+}
+
+TEST_CASE("a kernel dispatch cannot run on the simulator: the queue stops with a reason, the error event fires with the exception in ErrorReason, the packet never completes") {
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
+  RuntimeEnable(b);
   constexpr uint64_t kRing = 4096;
   auto* ring = static_cast<uint8_t*>(Gtt(node, kRing));
   for (uint64_t i = 0; i < kRing; i += 64) {
@@ -345,9 +363,20 @@ TEST_CASE("a kernel dispatch cannot run on the simulator: the queue's error even
   __atomic_store_n(&ptrs->write_dispatch_id, uint64_t{1}, __ATOMIC_RELEASE);
   __atomic_store_n(q.Queue_DoorBell_aql, uint64_t{0}, __ATOMIC_RELEASE);
   REQUIRE(hsaKmtWaitOnEvent(error_event, 10000) == HSAKMT_STATUS_SUCCESS);
-  CHECK(__atomic_load_n(error_reason, __ATOMIC_ACQUIRE) != 0);
+  // EC_QUEUE_PACKET_DISPATCH_CODE_INVALID (18): bit 17 of the mask.
+  CHECK(__atomic_load_n(error_reason, __ATOMIC_ACQUIRE) == int64_t{1} << 17);
   CHECK(__atomic_load_n(&sig[0].value, __ATOMIC_ACQUIRE) == 1);  // never completed
   CHECK(__atomic_load_n(&ptrs->read_dispatch_id, __ATOMIC_ACQUIRE) == 0);
+  uint32_t kid = 0;
+  REQUIRE(hke::queues::KernelQueueId(hke_default_context()->impl, q.QueueId, &kid).ok());
+  kfdsim_queue_info info{};
+  info.struct_size = sizeof(info);
+  char reason[256] = {};
+  REQUIRE(kfdsim_queue_status(b.sim(), kid, &info, reason, sizeof(reason)) == 0);
+  CHECK(info.state == KFDSIM_QUEUE_ERROR);
+  CHECK(info.exception_code == 18);
+  INFO(reason);
+  CHECK(std::string(reason).find("dispatch") != std::string::npos);
   CHECK(hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtDestroyEvent(error_event) == HSAKMT_STATUS_SUCCESS);
 }

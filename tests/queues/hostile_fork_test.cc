@@ -131,6 +131,10 @@ TEST_CASE("a forked child cannot use the parent's queues: its handles are refuse
   HsaQueueResource r{};
   REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                             nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  // The simulator's engine thread may hold its lock at the moment of the
+  // fork (a child would inherit the lock held); stop it first. A real
+  // kernel has no such thread in the process.
+  REQUIRE(kfdsim_set_engine_mode(b.sim(), KFDSIM_ENGINES_MANUAL) == 0);
   const pid_t pid = fork();
   REQUIRE(pid >= 0);
   if (pid == 0) {
