@@ -73,6 +73,9 @@ LAYOUTS = {
         ("ctx_save_restore_size", 4, "u"), ("ctl_stack_size", 4, "u"),
         ("sdma_engine_id", 4, "u"), ("pad", 4, "pad")]),
     "AMDKFD_IOC_DESTROY_QUEUE": ("DestroyQueueArgs", [("queue_id", 4, "u"), ("pad", 4, "pad")]),
+    "AMDKFD_IOC_UPDATE_QUEUE": ("UpdateQueueArgs", [
+        ("ring_base_address", 8, "va"), ("queue_id", 4, "u"), ("ring_size", 4, "u"),
+        ("queue_percentage", 4, "u"), ("queue_priority", 4, "u")]),
     "AMDKFD_IOC_SET_MEMORY_POLICY": ("SetMemoryPolicyArgs", [
         ("alternate_aperture_base", 8, "u"), ("alternate_aperture_size", 8, "u"),
         ("gpu_id", 4, "u"), ("default_policy", 4, "u"), ("alternate_policy", 4, "u"),

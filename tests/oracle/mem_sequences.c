@@ -600,6 +600,85 @@ static void sc_share(const char* sc, HSAuint32 node, HsaMemFlags flags) {
   line(sc, "FreeMemory", s, NULL);
 }
 
+/* ---- events and queues (issues 6 and 7) ------------------------------------ */
+
+static HsaEvent* make_event(const char* sc, const char* call, HSA_EVENTTYPE type, bool manual) {
+  HsaEventDescriptor d;
+  memset(&d, 0, sizeof(d));
+  d.EventType = type;
+  d.NodeId = g_gpu;
+  d.SyncVar.SyncVarSize = sizeof(HSAuint64);
+  HsaEvent* e = NULL;
+  HSAKMT_STATUS s = hsaKmtCreateEvent(&d, manual, false, &e);
+  line(sc, call, s, "type=%d manual=%d", (int)type, (int)manual);
+  return s == HSAKMT_STATUS_SUCCESS ? e : NULL;
+}
+
+static void sc_events(void) {
+  const char* sc = "events";
+  mark(sc);
+  HsaEvent* sig = make_event(sc, "CreateEvent(signal)", HSA_EVENTTYPE_SIGNAL, false);
+  HsaEvent* man = make_event(sc, "CreateEvent(signal,manual)", HSA_EVENTTYPE_SIGNAL, true);
+  HsaEvent* mem = make_event(sc, "CreateEvent(memory)", HSA_EVENTTYPE_MEMORY, true);
+  if (sig != NULL) {
+    line(sc, "WaitOnEvent(unset,0ms)", hsaKmtWaitOnEvent(sig, 0), NULL);
+    line(sc, "SetEvent", hsaKmtSetEvent(sig), NULL);
+    line(sc, "WaitOnEvent(set,0ms)", hsaKmtWaitOnEvent(sig, 0), NULL);
+    line(sc, "WaitOnEvent(auto-reset,0ms)", hsaKmtWaitOnEvent(sig, 0), NULL);
+  }
+  if (man != NULL) {
+    line(sc, "SetEvent(manual)", hsaKmtSetEvent(man), NULL);
+    line(sc, "ResetEvent(manual)", hsaKmtResetEvent(man), NULL);
+    line(sc, "WaitOnEvent(manual,0ms)", hsaKmtWaitOnEvent(man, 0), NULL);
+  }
+  if (sig != NULL && man != NULL) {
+    HsaEvent* both[2] = {sig, man};
+    line(sc, "SetEvent(manual,again)", hsaKmtSetEvent(man), NULL);
+    line(sc, "WaitOnMultipleEvents(any,0ms)", hsaKmtWaitOnMultipleEvents(both, 2, false, 0), NULL);
+    line(sc, "WaitOnMultipleEvents(all,0ms)", hsaKmtWaitOnMultipleEvents(both, 2, true, 0), NULL);
+  }
+  if (mem != NULL) line(sc, "DestroyEvent(memory)", hsaKmtDestroyEvent(mem), NULL);
+  if (man != NULL) line(sc, "DestroyEvent(manual)", hsaKmtDestroyEvent(man), NULL);
+  if (sig != NULL) line(sc, "DestroyEvent(signal)", hsaKmtDestroyEvent(sig), NULL);
+}
+
+/* One queue of `type`: ring (GTT, mapped to the GPU), create, CU mask (compute
+ * queues), update, destroy, free. AQL queues get their pointers in GTT. */
+static void sc_queue(const char* sc, HSA_QUEUE_TYPE type, uint64_t ring_size) {
+  mark(sc);
+  void* ring = NULL;
+  HSAKMT_STATUS s = hsaKmtAllocMemory(0, ring_size, sys_gtt(), &ring);
+  line(sc, "AllocMemory(ring)", s, "size=0x%llx", (unsigned long long)ring_size);
+  if (s != HSAKMT_STATUS_SUCCESS) return;
+  s = hsaKmtMapMemoryToGPUNodes(ring, ring_size, NULL, (HsaMemMapFlags){0}, 1, &g_gpu);
+  line(sc, "MapMemoryToGPUNodes(ring)", s, NULL);
+  void* ptrs = NULL;
+  if (type == HSA_QUEUE_COMPUTE_AQL) {
+    s = hsaKmtAllocMemory(0, 4096, sys_gtt(), &ptrs);
+    line(sc, "AllocMemory(pointers)", s, NULL);
+  }
+  HsaQueueResource q;
+  memset(&q, 0, sizeof(q));
+  if (ptrs != NULL) {
+    q.Queue_read_ptr_aql = (HSAuint64*)ptrs;
+    q.Queue_write_ptr_aql = (HSAuint64*)ptrs + 8;
+  }
+  s = hsaKmtCreateQueue(g_gpu, type, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, ring_size, NULL, &q);
+  line(sc, "CreateQueue", s, "type=%d", (int)type);
+  if (s == HSAKMT_STATUS_SUCCESS) {
+    if (type == HSA_QUEUE_COMPUTE_AQL || type == HSA_QUEUE_COMPUTE) {
+      HSAuint32 mask[2] = {0x0000FFFFu, 0x0u};
+      line(sc, "SetQueueCUMask", hsaKmtSetQueueCUMask(q.QueueId, 64, mask), NULL);
+    }
+    line(sc, "UpdateQueue", hsaKmtUpdateQueue(q.QueueId, 50, HSA_QUEUE_PRIORITY_HIGH, ring, ring_size,
+                                              NULL), NULL);
+    line(sc, "DestroyQueue", hsaKmtDestroyQueue(q.QueueId), NULL);
+  }
+  if (ptrs != NULL) line(sc, "FreeMemory(pointers)", hsaKmtFreeMemory(ptrs, 4096), NULL);
+  line(sc, "UnmapMemoryToGPU(ring)", hsaKmtUnmapMemoryToGPU(ring), NULL);
+  line(sc, "FreeMemory(ring)", hsaKmtFreeMemory(ring, ring_size), NULL);
+}
+
 /* ---- driver ---------------------------------------------------------------- */
 
 static int sc_init(void) {
@@ -643,7 +722,7 @@ static void sc_close(void) {
 static const char* const kOtherScenarios[] = {
     "user-data", "query-unknown", "register", "register-offset", "register-to-nodes",
     "register-with-flags", "available-memory", "xnack", "svm", "export-dmabuf",
-    "share-vram", "share-gtt"};
+    "share-vram", "share-gtt", "events", "queue-sdma", "queue-compute", "queue-aql"};
 
 int main(int argc, char** argv) {
   if (argc == 2 && strcmp(argv[1], "--list") == 0) {
@@ -678,6 +757,10 @@ int main(int argc, char** argv) {
   sc_export_dmabuf();
   sc_share("share-vram", g_gpu, vram_host());
   sc_share("share-gtt", g_cpu, sys_gtt());
+  sc_events();
+  sc_queue("queue-sdma", HSA_QUEUE_SDMA, 4 * KiB);
+  sc_queue("queue-compute", HSA_QUEUE_COMPUTE, 4 * KiB);
+  sc_queue("queue-aql", HSA_QUEUE_COMPUTE_AQL, 64 * KiB);
   sc_close();
   return 0;
 }
