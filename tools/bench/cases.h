@@ -35,7 +35,10 @@
 #define HKE_TOOLS_BENCH_CASES_H_
 
 #include <chrono>
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <thread>
 #include <cstdio>
 #include <cstring>
 #include <vector>
@@ -518,6 +521,78 @@ class DoorbellLatency final : public CaseRun {
   bool queue_created_ = false;
   uint64_t wptr_ = 0;      // bytes written to the ring, only growing
   uint32_t sequence_ = 0;  // fence value of the latest iteration
+};
+
+// event-set-wake: an auto-reset signal event, a waiter thread blocked in
+// WaitOnEvent; one iteration = SetEvent on this thread until the waiter
+// reports the wake-up (an atomic counter), i.e. the set -> wake round trip
+// through the library and the simulated kernel. Heap allocations are counted
+// on this thread only (the waiter's WaitOnEvent is not in the region).
+template <class Api>
+class EventSetWake final : public CaseRun {
+ public:
+  static constexpr uint32_t kTimeoutMs = 5000;
+
+  ~EventSetWake() override {
+    if (waiter_.joinable()) {
+      stop_.store(true, std::memory_order_release);
+      if (event_ != nullptr) Api::SetEvent(event_);
+      waiter_.join();
+    }
+    if (event_ != nullptr) Api::DestroyEvent(event_);
+  }
+
+  Outcome Setup() override {
+    Outcome o = device_.Open();
+    if (o.status != kStatusSuccess) return o;
+    typename Api::EventDesc desc;
+    std::memset(&desc, 0, sizeof(desc));
+    desc.EventType = Api::kSignalEvent;
+    desc.NodeId = device_.gpu_node();
+    desc.SyncVar.SyncVar.UserData = nullptr;
+    desc.SyncVar.SyncVarSize = sizeof(uint64_t);
+    const int s = Api::CreateEvent(&desc, /*ManualReset=*/false, /*IsSignaled=*/false, &event_);
+    if (s != kStatusSuccess) {
+      event_ = nullptr;
+      return Outcome{s, "hsaKmtCreateEvent"};
+    }
+    waiter_ = std::thread([this] {
+      while (!stop_.load(std::memory_order_acquire)) {
+        const int w = Api::WaitOnEvent(event_, kTimeoutMs);
+        if (w == kStatusSuccess) {
+          woken_.fetch_add(1, std::memory_order_acq_rel);
+        } else if (w != kStatusWaitTimeout) {
+          failed_.store(w, std::memory_order_release);
+          return;
+        }
+      }
+    });
+    return Outcome{};
+  }
+
+  Outcome Iterate(Work*) override {
+    const uint64_t before = woken_.load(std::memory_order_acquire);
+    const int s = Api::SetEvent(event_);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtSetEvent"};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+    for (uint32_t spins = 1; woken_.load(std::memory_order_acquire) == before; ++spins) {
+      if (failed_.load(std::memory_order_acquire) != 0) {
+        return Outcome{failed_.load(), "hsaKmtWaitOnEvent (waiter thread)"};
+      }
+      if ((spins & 1023u) == 0 && std::chrono::steady_clock::now() > deadline) {
+        return Outcome{kHarnessError, "harness: the waiter did not wake within 5 s"};
+      }
+    }
+    return Outcome{};
+  }
+
+ private:
+  OpenDevice<Api> device_;
+  typename Api::Event* event_ = nullptr;
+  std::thread waiter_;
+  std::atomic<bool> stop_{false};
+  std::atomic<uint64_t> woken_{0};
+  std::atomic<int> failed_{0};
 };
 
 }  // namespace hkebench

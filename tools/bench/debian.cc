@@ -49,6 +49,7 @@ struct Functions {
   decltype(&debian::hsaKmtCreateEvent) create_event = nullptr;
   decltype(&debian::hsaKmtDestroyEvent) destroy_event = nullptr;
   decltype(&debian::hsaKmtWaitOnEvent) wait_event = nullptr;
+  decltype(&debian::hsaKmtSetEvent) set_event = nullptr;
 };
 Functions g_fn;
 
@@ -110,6 +111,7 @@ struct DebianApi {
   }
   static int DestroyEvent(Event* event) { return g_fn.destroy_event(event); }
   static int WaitOnEvent(Event* event, uint32_t ms) { return g_fn.wait_event(event, ms); }
+  static int SetEvent(Event* event) { return g_fn.set_event(event); }
 };
 
 // Entries per node in the output arrays; Debian has no compile-time
@@ -155,7 +157,8 @@ bool DebianLoad(const char* path, std::string* error) {
       !Resolve(h, "hsaKmtDestroyQueue", &f.destroy_queue, error) ||
       !Resolve(h, "hsaKmtCreateEvent", &f.create_event, error) ||
       !Resolve(h, "hsaKmtDestroyEvent", &f.destroy_event, error) ||
-      !Resolve(h, "hsaKmtWaitOnEvent", &f.wait_event, error)) {
+      !Resolve(h, "hsaKmtWaitOnEvent", &f.wait_event, error) ||
+      !Resolve(h, "hsaKmtSetEvent", &f.set_event, error)) {
     return false;
   }
   g_fn = f;
@@ -200,6 +203,10 @@ std::unique_ptr<CaseRun> DebianQueueCreateDestroy(const CaseParams& params, std:
     return nullptr;
   }
   return std::unique_ptr<CaseRun>(new QueueCreateDestroy<DebianApi>(params.queue));
+}
+
+std::unique_ptr<CaseRun> DebianEventSetWake(const CaseParams&, std::string*) {
+  return std::unique_ptr<CaseRun>(new EventSetWake<DebianApi>());
 }
 
 std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::string* error) {

@@ -146,6 +146,8 @@ const CaseDef kCases[] = {
      LatencyParams(false), true},
     {"doorbell-latency/sdma-event", "7", {&OursDoorbellLatency, &DebianDoorbellLatency},
      LatencyParams(true), true},
+    // SetEvent here, WaitOnEvent blocked in a waiter thread of the case.
+    {"event-set-wake", "6", {&OursEventSetWake, &DebianEventSetWake}, CaseParams(), true},
 };
 
 #undef HKE_ALLOC_CASE

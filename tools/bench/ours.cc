@@ -86,6 +86,7 @@ struct OursApi {
   }
   static int DestroyEvent(Event* event) { return hsaKmtDestroyEvent(event); }
   static int WaitOnEvent(Event* event, uint32_t ms) { return hsaKmtWaitOnEvent(event, ms); }
+  static int SetEvent(Event* event) { return hsaKmtSetEvent(event); }
 };
 
 }  // namespace
@@ -173,6 +174,10 @@ std::unique_ptr<CaseRun> OursQueryPointer(const CaseParams& params, std::string*
 
 std::unique_ptr<CaseRun> OursQueueCreateDestroy(const CaseParams& params, std::string*) {
   return std::unique_ptr<CaseRun>(new QueueCreateDestroy<OursApi>(params.queue));
+}
+
+std::unique_ptr<CaseRun> OursEventSetWake(const CaseParams&, std::string*) {
+  return std::unique_ptr<CaseRun>(new EventSetWake<OursApi>());
 }
 
 std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string*) {
