@@ -10,9 +10,12 @@
 #include "lib/context/context.h"
 #include "lib/kfd/abi.h"
 #include "lib/queues/queues.h"
-#include "tests/support/sim_board.h"
+#include "tests/queues/support.h"
 
 using hketest::SimBoard;
+using queuetest::FirstGpuNode;
+using queuetest::Props;
+using queuetest::QStats;
 namespace q = hke::queues;
 namespace k = hke::kfd;
 
@@ -28,43 +31,6 @@ size_t Count(const std::vector<std::string>& v, const std::string& name) {
   size_t n = 0;
   for (const auto& x : v) n += x == name;
   return n;
-}
-
-uint32_t FirstGpuNode() {
-  HsaSystemProperties sys{};
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties p{};
-    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
-    if (p.NumFComputeCores != 0) return n;
-  }
-  FAIL("no GPU node");
-  return 0;
-}
-
-HsaNodeProperties Props(uint32_t node) {
-  HsaNodeProperties p{};
-  REQUIRE(hsaKmtGetNodeProperties(node, &p) == HSAKMT_STATUS_SUCCESS);
-  return p;
-}
-
-// A ring in GTT memory the GPU can reach.
-void* Ring(uint32_t node, uint64_t size) {
-  HsaMemFlags f{};
-  f.ui32.HostAccess = 1;
-  f.ui32.NonPaged = 1;
-  f.ui32.ExecuteAccess = 1;
-  void* p = nullptr;
-  REQUIRE(hsaKmtAllocMemory(0, size, f, &p) == HSAKMT_STATUS_SUCCESS);
-  REQUIRE(hsaKmtMapMemoryToGPUNodes(p, size, nullptr, HsaMemMapFlags{}, 1, &node) ==
-          HSAKMT_STATUS_SUCCESS);
-  return p;
-}
-
-q::Stats QStats() {
-  q::Stats s{};
-  REQUIRE(q::GetStats(hke_default_context()->impl, &s).ok());
-  return s;
 }
 
 struct Aql {
@@ -87,7 +53,7 @@ TEST_CASE("an AQL queue sends the ring, the caller's pointers, priority, EOP and
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
   const HsaNodeProperties p = Props(node);
-  void* ring = Ring(node, 64 * 1024);
+  void* ring = queuetest::Gtt(node, 64 * 1024);
   Aql ptrs;
   b.ClearTrace();
   HsaQueueResource r{};
@@ -147,8 +113,8 @@ TEST_CASE("SDMA queues use the thunk's queue page for their pointers and get nei
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring1 = Ring(node, 4096);
-  void* ring2 = Ring(node, 4096);
+  void* ring1 = queuetest::Gtt(node, 4096);
+  void* ring2 = queuetest::Gtt(node, 4096);
   HsaQueueResource r1{}, r2{};
   b.ClearTrace();
   REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring1, 4096,
@@ -180,7 +146,7 @@ TEST_CASE("bad rings, priorities, percentages, types and engine ids are refused 
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 8192);
+  void* ring = queuetest::Gtt(node, 8192);
   char* base = static_cast<char*>(ring);
   const uint32_t before = b.Stats().live_objects;
   b.ClearTrace();
@@ -236,7 +202,7 @@ TEST_CASE("a kernel refusal of CREATE_QUEUE is ERROR and frees every buffer and 
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   Aql ptrs;
   const uint32_t before = b.Stats().live_objects;
   kfdsim_add_fault(b.sim(), k::kIocCreateQueue & 0xFFFF, ENOMEM, 1, 1);
@@ -255,7 +221,7 @@ TEST_CASE("a refused DESTROY_QUEUE keeps the queue and its handle; a retry destr
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   HsaQueueResource r{};
   REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                             nullptr, &r) == HSAKMT_STATUS_SUCCESS);
@@ -281,7 +247,7 @@ TEST_CASE("CU masks: nonzero multiples of 32 up to 1024 bits reach SET_CU_MASK a
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
   const HsaNodeProperties p = Props(node);
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   Aql ptrs;
   HsaQueueResource r{};
   REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
@@ -322,8 +288,8 @@ TEST_CASE("GetQueueInfo reads the wave state of a compute queue's save area; an 
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
-  void* ring2 = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
+  void* ring2 = queuetest::Gtt(node, 4096);
   Aql ptrs;
   HsaQueueResource r{}, s{};
   HsaEventDescriptor d{};
@@ -370,8 +336,8 @@ TEST_CASE("UpdateQueue sends the new ring and priority, may disable the queue, a
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
-  void* ring2 = Ring(node, 8192);
+  void* ring = queuetest::Gtt(node, 4096);
+  void* ring2 = queuetest::Gtt(node, 8192);
   HsaQueueResource r{};
   REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                             nullptr, &r) == HSAKMT_STATUS_SUCCESS);
@@ -400,7 +366,7 @@ TEST_CASE("AllocQueueGWS returns the kernel's first GWS and maps its errors") {
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   Aql ptrs;
   HsaQueueResource r{};
   REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
@@ -425,8 +391,8 @@ TEST_CASE("the last close destroys every live queue and unmaps the doorbells; a 
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
-  void* ring2 = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
+  void* ring2 = queuetest::Gtt(node, 4096);
   Aql ptrs;
   HsaQueueResource r{}, s{};
   REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
@@ -450,7 +416,7 @@ TEST_CASE("the kernel's SDMA queue limit surfaces as ERROR and leaves every earl
   const HsaNodeProperties p = Props(node);
   const uint32_t limit = p.NumSdmaEngines * p.NumSdmaQueuesPerEngine;
   REQUIRE(limit > 0);
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   std::vector<HsaQueueResource> qs(limit);
   for (uint32_t i = 0; i < limit; ++i) {
     REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
@@ -480,7 +446,7 @@ void EveryGpuNode(SimBoard& b) {
     if (p.NumFComputeCores == 0) continue;
     ++gpus;
     CAPTURE(node);
-    void* ring = Ring(node, 4096);
+    void* ring = queuetest::Gtt(node, 4096);
     Aql ptrs;
     HsaQueueResource r{};
     b.ClearTrace();

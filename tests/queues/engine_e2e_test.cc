@@ -12,50 +12,14 @@
 #include "lib/context/context.h"
 #include "lib/kfd/abi.h"
 #include "lib/queues/queues.h"
-#include "tests/support/sim_board.h"
+#include "tests/queues/support.h"
 
 using hketest::SimBoard;
+using queuetest::FirstGpuNode;
+using queuetest::Gtt;
+using queuetest::Vram;
 
 namespace {
-
-uint32_t FirstGpuNode() {
-  HsaSystemProperties sys{};
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties p{};
-    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
-    if (p.NumFComputeCores != 0) return n;
-  }
-  FAIL("no GPU node");
-  return 0;
-}
-
-// GTT memory mapped to the node; `size` is rounded up to whole pages.
-void* Gtt(uint32_t node, uint64_t size) {
-  size = (size + 4095) / 4096 * 4096;
-  HsaMemFlags f{};
-  f.ui32.HostAccess = 1;
-  f.ui32.NonPaged = 1;
-  f.ui32.ExecuteAccess = 1;
-  void* p = nullptr;
-  REQUIRE(hsaKmtAllocMemory(0, size, f, &p) == HSAKMT_STATUS_SUCCESS);
-  REQUIRE(hsaKmtMapMemoryToGPUNodes(p, size, nullptr, HsaMemMapFlags{}, 1, &node) ==
-          HSAKMT_STATUS_SUCCESS);
-  std::memset(p, 0, size);
-  return p;
-}
-
-void* Vram(uint32_t node, uint64_t size) {
-  HsaMemFlags f{};
-  f.ui32.HostAccess = 1;
-  f.ui32.NonPaged = 1;
-  f.ui32.CoarseGrain = 1;
-  void* p = nullptr;
-  REQUIRE(hsaKmtAllocMemory(node, size, f, &p) == HSAKMT_STATUS_SUCCESS);
-  REQUIRE(hsaKmtMapMemoryToGPUNodes(p, size, nullptr, HsaMemMapFlags{}, 1, &node) ==
-          HSAKMT_STATUS_SUCCESS);
-  return p;
-}
 
 HsaEvent* SignalEvent(uint32_t node) {
   HsaEventDescriptor d{};

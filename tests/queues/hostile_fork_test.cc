@@ -11,42 +11,14 @@
 #include "lib/context/context.h"
 #include "lib/kfd/abi.h"
 #include "lib/queues/queues.h"
-#include "tests/support/sim_board.h"
+#include "tests/queues/support.h"
 
 using hketest::SimBoard;
+using queuetest::FirstGpuNode;
 namespace q = hke::queues;
 namespace k = hke::kfd;
 
 namespace {
-
-uint32_t FirstGpuNode() {
-  HsaSystemProperties sys{};
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties p{};
-    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
-    if (p.NumFComputeCores != 0) return n;
-  }
-  FAIL("no GPU node");
-  return 0;
-}
-
-void* Ring(uint32_t node, uint64_t size) {
-  HsaMemFlags f{};
-  f.ui32.HostAccess = 1;
-  f.ui32.NonPaged = 1;
-  void* p = nullptr;
-  REQUIRE(hsaKmtAllocMemory(0, size, f, &p) == HSAKMT_STATUS_SUCCESS);
-  REQUIRE(hsaKmtMapMemoryToGPUNodes(p, size, nullptr, HsaMemMapFlags{}, 1, &node) ==
-          HSAKMT_STATUS_SUCCESS);
-  return p;
-}
-
-uint32_t LiveQueues() {
-  q::Stats s{};
-  REQUIRE(q::GetStats(hke_default_context()->impl, &s).ok());
-  return s.live;
-}
 
 // Rewrites the CREATE_QUEUE reply with `edit` (reply as kfd::CreateQueueArgs).
 struct Tamper {
@@ -78,7 +50,7 @@ TEST_CASE("hostile CREATE_QUEUE replies fail with KERNEL_COMMUNICATION_ERROR, wr
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   const uint32_t objects = b.Stats().live_objects;
   Tamper t;
   kfdsim_set_tamper(b.sim(), &Tamper::Fn, &t);
@@ -90,7 +62,7 @@ TEST_CASE("hostile CREATE_QUEUE replies fail with KERNEL_COMMUNICATION_ERROR, wr
     CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                             nullptr, &r) == HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR);
     CHECK(r.QueueId == 0x77);
-    CHECK(LiveQueues() == 0);
+    CHECK(queuetest::QStats().live == 0);
     CHECK(b.Stats().live_objects == objects);
     CHECK(b.LastDiag().find("CREATE_QUEUE") != std::string::npos);
   }
@@ -105,7 +77,7 @@ TEST_CASE("a wave-state reply larger than the save area is refused and QueueInfo
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   alignas(64) static uint64_t ptrs[2];
   HsaQueueResource r{};
   r.Queue_read_ptr_aql = &ptrs[0];
@@ -127,7 +99,7 @@ TEST_CASE("a forked child cannot use the parent's queues: its handles are refuse
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
-  void* ring = Ring(node, 4096);
+  void* ring = queuetest::Gtt(node, 4096);
   HsaQueueResource r{};
   REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                             nullptr, &r) == HSAKMT_STATUS_SUCCESS);
@@ -167,6 +139,6 @@ TEST_CASE("a forked child cannot use the parent's queues: its handles are refuse
   REQUIRE(WIFEXITED(st));
   CHECK(WEXITSTATUS(st) == 0);
   // The parent's queue is untouched by the child.
-  CHECK(LiveQueues() == 1);
+  CHECK(queuetest::QStats().live == 1);
   CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
 }
