@@ -154,13 +154,13 @@ bool Simulator::StepPm4Locked(Queue& q, uint32_t budget, uint64_t* done) {
     }
     uint64_t i = 0;
     while (i < size) {
-      const uint64_t n = PacketLength(ib[i]);
+      const uint64_t n = PacketLength(ib[static_cast<size_t>(i)]);
       if (n == 0 || n > size - i) {
         return stop("PM4 packet at IB dword " + std::to_string(i) +
                     (n == 0 ? " has an unsupported type" : " runs past the IB end"));
       }
       const std::string where = "(IB " + HexU64(base) + " dword " + std::to_string(i) + ")";
-      if (exec(ib.data() + i, n, where.c_str()) != Outcome::kDone) return Outcome::kStopped;
+      if (exec(ib.data() + static_cast<size_t>(i), n, where.c_str()) != Outcome::kDone) return Outcome::kStopped;
       i += n;
     }
     return Outcome::kDone;
