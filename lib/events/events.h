@@ -73,10 +73,16 @@
 // released with the memory subsystem.
 //
 // Threading: every function may be called from any thread. The table is
-// guarded by the context's events_lock; it is held across the short
-// SET/RESET/DESTROY ioctls (so a handle cannot be destroyed and its kernel
-// id reused between the check and the call) but never across WAIT_EVENTS
-// or CREATE_EVENT. events_setup_lock serialises the first CREATE_EVENT of
+// guarded by the context's events_lock, which is never held across an
+// event ioctl of a live handle (a waiter woken by a SetEvent must not find
+// the setter still holding the lock). SET/RESET pin their slot for the
+// ioctl instead; a Destroy marks the slot kDestroying (new calls on the
+// handle fail with INVALID_HANDLE), waits for the pins to drain and only
+// then sends DESTROY_EVENT, so no SET/RESET can reach a kernel id the
+// kernel has freed and perhaps handed to a new event. A refused
+// DESTROY_EVENT makes the event live again. Nothing holds the lock across
+// WAIT_EVENTS or CREATE_EVENT; Teardown (the last close) holds it across
+// its DESTROY_EVENTs. events_setup_lock serialises the first CREATE_EVENT of
 // an open (page setup). Lock order: events_setup_lock -> topology_lock ->
 // memory_lock -> events_lock -> lock. Memory calls (Alloc, Map, EnsureVm)
 // are made with none of these held except events_setup_lock.
@@ -122,6 +128,7 @@ struct EventSlot {
   uint32_t next_free;   // FIFO free-list link
   uint32_t epoch;       // open epoch the event was created in
   uint32_t type;        // HSA_EVENTTYPE
+  uint32_t pins;        // SET/RESET ioctls in flight without events_lock
   SlotState state;
   bool auto_reset;
 };

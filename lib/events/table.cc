@@ -50,6 +50,7 @@ Status TakeSlotLocked(Context& ctx, EventsState& st, uint32_t* out_slot) {
   EventSlot& e = st.slots[slot];
   ++e.generation;
   e.state = SlotState::kReserved;
+  e.pins = 0;
   e.epoch = st.epoch;
   e.next_free = kNil;
   ++st.reserved;
@@ -59,7 +60,7 @@ Status TakeSlotLocked(Context& ctx, EventsState& st, uint32_t* out_slot) {
 
 void ReleaseSlotLocked(EventsState& st, uint32_t slot) {
   EventSlot& e = st.slots[slot];
-  if (e.state == SlotState::kLive && st.live > 0) --st.live;
+  if ((e.state == SlotState::kLive || e.state == SlotState::kDestroying) && st.live > 0) --st.live;
   if (e.state == SlotState::kReserved && st.reserved > 0) --st.reserved;
   e.state = SlotState::kFree;
   e.next_free = kNil;
@@ -111,8 +112,8 @@ Status DecodeCreate(const kfd::CreateEventArgs& sent, const kfd::CreateEventArgs
 
 namespace {
 
-// True when a live (or being-created) event of this context holds kernel id
-// `id`.
+// True when a live event of this context holds kernel id `id` (a
+// kDestroying slot may already have given its id back to the kernel).
 bool IdLive(Context& ctx, uint32_t id) {
   LockGuard g(ctx.events_lock());
   const EventsState& st = ctx.events();
@@ -299,33 +300,95 @@ Status Create(Context& ctx, const HsaEventDescriptor& desc, bool manual_reset, b
 }
 
 Status Destroy(Context& ctx, const HsaEvent* event) {
-  return WithEvent(ctx, event, [&](EventsState& st, uint32_t slot) -> Status {
-    HKE_RETURN_IF_ERROR(DestroyKernelEvent(ctx, st.slots[slot].kfd_id));
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  const uint32_t epoch = device::OpenEpoch(ctx);
+  EventsState& st = ctx.events();
+  SpinLock& lock = ctx.events_lock();
+  uint32_t slot = kNil;
+  uint32_t generation = 0;
+  uint32_t id = 0;
+  {
+    LockGuard g(lock);
+    SyncEpochLocked(st, epoch);
+    HKE_RETURN_IF_ERROR(ResolveLocked(ctx, st, event, &slot));
+    EventSlot& e = st.slots[slot];
+    e.state = SlotState::kDestroying;
+    generation = e.generation;
+    id = e.kfd_id;
+  }
+  // SET/RESET calls that pinned the slot before it was marked finish their
+  // ioctl first (each is one short kernel call).
+  for (;;) {
+    LockGuard g(lock);
+    const EventSlot& e = st.slots[slot];
+    if (e.state != SlotState::kDestroying || e.generation != generation) {
+      // The last close destroyed it meanwhile (Teardown).
+      return ctx.diag().Error(FailedPrecondition(), kArea, "the device was closed during DestroyEvent");
+    }
+    if (e.pins == 0) break;
+  }
+  const Status s = DestroyKernelEvent(ctx, id);
+  LockGuard g(lock);
+  EventSlot& e = st.slots[slot];
+  // Teardown may have released the slot meanwhile (a close racing the
+  // destroy); then there is nothing left to update.
+  if (e.state != SlotState::kDestroying || e.generation != generation) return s;
+  if (s.ok()) {
     ReleaseSlotLocked(st, slot);
-    return Status::Ok();
-  });
+  } else {
+    e.state = SlotState::kLive;  // the kernel kept the event: so does the table
+  }
+  return s;
 }
 
-Status Set(Context& ctx, const HsaEvent* event) {
-  return WithEvent(ctx, event, [&](EventsState& st, uint32_t slot) -> Status {
-    HKE_RETURN_IF_ERROR(CpuSignalable(ctx, st.slots[slot], "SetEvent"));
-    return SetKernelEvent(ctx, st.slots[slot].kfd_id);
-  });
-}
+namespace {
 
-Status Reset(Context& ctx, const HsaEvent* event) {
-  return WithEvent(ctx, event, [&](EventsState& st, uint32_t slot) -> Status {
-    HKE_RETURN_IF_ERROR(CpuSignalable(ctx, st.slots[slot], "ResetEvent"));
+// Runs the SET or RESET ioctl of a SIGNAL/DEBUG event with its slot pinned
+// and events_lock released (see the threading note in events.h).
+Status PinnedSignalCall(Context& ctx, const HsaEvent* event, const char* what, bool set) {
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  const uint32_t epoch = device::OpenEpoch(ctx);
+  EventsState& st = ctx.events();
+  uint32_t slot = kNil;
+  uint32_t generation = 0;
+  uint32_t id = 0;
+  {
+    LockGuard g(ctx.events_lock());
+    SyncEpochLocked(st, epoch);
+    HKE_RETURN_IF_ERROR(ResolveLocked(ctx, st, event, &slot));
+    EventSlot& e = st.slots[slot];
+    HKE_RETURN_IF_ERROR(CpuSignalable(ctx, e, what));
+    ++e.pins;
+    generation = e.generation;
+    id = e.kfd_id;
+  }
+  Status s;
+  if (set) {
+    s = SetKernelEvent(ctx, id);
+  } else {
     kfd::ResetEventArgs a{};
-    HKE_RETURN_IF_ERROR(EncodeReset(st.slots[slot].kfd_id, &a));
-    const Status s = device::KfdIoctl(ctx, kfd::kIocResetEvent, &a);
+    s = EncodeReset(id, &a);
+    if (s.ok()) s = device::KfdIoctl(ctx, kfd::kIocResetEvent, &a);
     if (!s.ok()) {
       FixedText<96> t;
       t.Append("RESET_EVENT failed: ").Append(StatusName(s));
-      return ctx.diag().Error(s, kArea, t.c_str());
+      s = ctx.diag().Error(s, kArea, t.c_str());
     }
-    return Status::Ok();
-  });
+  }
+  LockGuard g(ctx.events_lock());
+  EventSlot& e = st.slots[slot];
+  if (e.generation == generation && e.pins > 0) --e.pins;
+  return s;
+}
+
+}  // namespace
+
+Status Set(Context& ctx, const HsaEvent* event) {
+  return PinnedSignalCall(ctx, event, "SetEvent", true);
+}
+
+Status Reset(Context& ctx, const HsaEvent* event) {
+  return PinnedSignalCall(ctx, event, "ResetEvent", false);
 }
 
 Status Query(Context& ctx, const HsaEvent* event) {
@@ -349,7 +412,10 @@ void Teardown(Context& ctx) {
   SyncEpochLocked(st, epoch);
   for (uint32_t slot = 0; slot < st.high_water; ++slot) {
     EventSlot& e = st.slots[slot];
-    if (e.state == SlotState::kLive) (void)DestroyKernelEvent(ctx, e.kfd_id);
+    // kDestroying: a DestroyEvent racing the close; it sees the release.
+    if (e.state == SlotState::kLive || e.state == SlotState::kDestroying) {
+      (void)DestroyKernelEvent(ctx, e.kfd_id);
+    }
     // A reserved slot's creator sees the release and destroys its event.
     if (e.state != SlotState::kFree) ReleaseSlotLocked(st, slot);
   }

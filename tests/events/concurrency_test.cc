@@ -1,6 +1,7 @@
 // Waits with other threads: auto-reset with two waiters, destroy while
 // waiting, interrupted waits, no lock held while blocked, the wait pool.
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <thread>
 #include <vector>
@@ -222,6 +223,80 @@ TEST_CASE("a blocked wait holds no library lock: other threads create, set, dest
   w.Join();
   CHECK(w.status.load() == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtDestroyEvent(e) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("SetEvent and ResetEvent hold no library lock inside their ioctl: the same event is usable from inside it") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  b.Open();
+  HsaEvent* e = Create(true);
+  HsaEvent* other = Create(false);
+  int inside = 0;
+  // Before the fix these calls re-entered a held spin lock and hung.
+  auto hook = [&] {
+    ++inside;
+    CHECK(hsaKmtQueryEventState(e) == HSAKMT_STATUS_SUCCESS);
+    CHECK(hsaKmtSetEvent(other) == HSAKMT_STATUS_SUCCESS);
+  };
+  b.BeforeIoctl(k::kIocResetEvent, hook);
+  CHECK(hsaKmtResetEvent(e) == HSAKMT_STATUS_SUCCESS);
+  b.BeforeIoctl(k::kIocSetEvent, [&] {
+    b.BeforeIoctl(0, nullptr);  // the nested SetEvent below runs unhooked
+    hook();
+  });
+  CHECK(hsaKmtSetEvent(e) == HSAKMT_STATUS_SUCCESS);
+  b.BeforeIoctl(0, nullptr);
+  CHECK(inside == 2);
+  CHECK(hsaKmtWaitOnEvent(other, 0) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtWaitOnEvent(e, 0) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyEvent(e) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyEvent(other) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("a DestroyEvent racing a SetEvent refuses the handle at once but sends DESTROY_EVENT after SET_EVENT returned") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  b.Open();
+  HsaEvent* e = Create(true);
+  std::atomic<int> destroy_status{-1};
+  std::thread destroyer;
+  b.ClearTrace();
+  b.BeforeIoctl(k::kIocSetEvent, [&] {
+    b.BeforeIoctl(0, nullptr);
+    destroyer = std::thread([&] { destroy_status.store(hsaKmtDestroyEvent(e)); });
+    // Destroy marks the handle first: from then on calls on it are refused.
+    const auto start = std::chrono::steady_clock::now();
+    while (hsaKmtQueryEventState(e) == HSAKMT_STATUS_SUCCESS &&
+           std::chrono::steady_clock::now() - start < std::chrono::seconds(10)) {
+      std::this_thread::yield();
+    }
+    CHECK(hsaKmtQueryEventState(e) == HSAKMT_STATUS_INVALID_HANDLE);
+    // ... but the kernel call waits for this SET_EVENT.
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    CHECK(b.Count("DESTROY_EVENT") == 0);
+    CHECK(destroy_status.load() == -1);
+  });
+  CHECK(hsaKmtSetEvent(e) == HSAKMT_STATUS_SUCCESS);
+  destroyer.join();
+  CHECK(destroy_status.load() == HSAKMT_STATUS_SUCCESS);
+  const auto calls = b.Ioctls();
+  INFO(Join(calls));
+  REQUIRE(calls.size() == 2);
+  CHECK(calls[0] == "SET_EVENT");
+  CHECK(calls[1] == "DESTROY_EVENT");
+  CHECK(b.Stats().live == 0);
+}
+
+TEST_CASE("a refused DESTROY_EVENT keeps the event live and usable") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  b.Open();
+  HsaEvent* e = Create(true);
+  kfdsim_add_fault(b.sim(), k::kIocDestroyEvent & 0xFFFFu, EBUSY, 1, 1);
+  CHECK(hsaKmtDestroyEvent(e) != HSAKMT_STATUS_SUCCESS);
+  CHECK(b.Stats().live == 1);
+  CHECK(hsaKmtSetEvent(e) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtWaitOnEvent(e, 0) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyEvent(e) == HSAKMT_STATUS_SUCCESS);
+  CHECK(b.Stats().live == 0);
+  CHECK(hsaKmtQueryEventState(e) == HSAKMT_STATUS_INVALID_HANDLE);
 }
 
 TEST_CASE("large waits take one pool buffer each; one more than the pool is OUT_OF_RESOURCES") {

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -91,6 +92,14 @@ class SimBoard {
   SimBoard& operator=(const SimBoard&) = delete;
 
   kfdsim_t* sim() { return sim_; }
+
+  // Runs `hook` on the calling thread before every ioctl of `request`
+  // reaches the simulator (null: none). Set it while no other thread makes
+  // calls.
+  void BeforeIoctl(uint32_t request, std::function<void()> hook) {
+    hook_request_ = request;
+    hook_ = std::move(hook);
+  }
 
   // Stops recording trace lines and wait arrays (long stress runs); the
   // stats and the in-kernel wait count keep working.
@@ -233,6 +242,10 @@ class SimBoard {
   }
   static int OnIoctl(void* self, int fd, uint32_t request, void* arg) {
     SimBoard* b = Current();
+    if (b->hook_ && request == b->hook_request_) {
+      const std::function<void()> hook = b->hook_;  // the hook may replace itself
+      hook();
+    }
     if (request != k::kIocWaitEvents) return b->inner_.ops->ioctl(self, fd, request, arg);
     const auto* a = static_cast<const k::WaitEventsArgs*>(arg);
     if (b->record_waits_.load()) {
@@ -264,6 +277,8 @@ class SimBoard {
   uint32_t num_nodes_ = 0;
   std::atomic<int> inside_{0};
   std::atomic<bool> record_waits_{true};
+  uint32_t hook_request_ = 0;
+  std::function<void()> hook_;
   std::mutex mu_;
   std::vector<std::string> trace_;
   std::vector<std::string> diags_;
