@@ -255,7 +255,9 @@ class Engines {
   std::map<uint32_t, uint8_t*> doorbells_;
   std::map<void*, uint64_t> host_;
   Buf events_page_;
-  uint64_t next_va_ = 0x7f0000000000ull;
+  // Queue addresses must pass the kernel's user-range check: below 4 GiB
+  // on 32-bit targets.
+  uint64_t next_va_ = sizeof(void*) == 4 ? 0x40000000ull : 0x7f0000000000ull;
 };
 
 // Appends dwords to a ring at a monotonic byte offset, wrapping modulo the
