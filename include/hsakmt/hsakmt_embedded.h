@@ -296,6 +296,72 @@ hke_status_t hke_memory_stats_get(hke_context* context, hke_memory_stats* out);
  * O(n); for tests, debugging and fuzzing. */
 hke_status_t hke_memory_check(hke_context* context);
 
+/*
+ * SMI event records: the lines read from the descriptor hsaKmtOpenSMI
+ * returns (after writing a 64-bit mask of HSA_SMI_EVENT_MASK_FROM_INDEX
+ * bits to it). Each record is one text line of at most
+ * HKE_SMI_RECORD_MAX bytes including its '\n': the event number in hex, a
+ * blank, the event's fields. The field layout per event is the KFD's
+ * (include/uapi/linux/kfd_ioctl.h, KFD_EVENT_FMT_*), including the
+ * variants kernels have printed over time (a GPU reset with or without a
+ * cause, a migration end with or without an error code, a queue restore
+ * with or without a flag character). Addresses and sizes are in pages;
+ * node ids are gpu_ids (0: system memory).
+ */
+#define HKE_SMI_RECORD_MAX 96
+
+/* Which members of hke_smi_record a record carried. */
+enum {
+  HKE_SMI_HAS_TIMESTAMP = 1u << 0,  /* timestamp_ns and pid */
+  HKE_SMI_HAS_ADDRESS = 1u << 1,    /* address and size (page faults: size 0) */
+  HKE_SMI_HAS_NODE = 1u << 2,       /* node */
+  HKE_SMI_HAS_MIGRATION = 1u << 3,  /* from_node, to_node (and prefetch/preferred on start) */
+  HKE_SMI_HAS_TRIGGER = 1u << 4,    /* trigger */
+  HKE_SMI_HAS_ERROR = 1u << 5,      /* error_code */
+  HKE_SMI_HAS_FLAG = 1u << 6,       /* flag */
+  HKE_SMI_HAS_TEXT = 1u << 7,       /* text */
+  HKE_SMI_HAS_THROTTLE = 1u << 8,   /* throttle_bitmask, throttle_counter */
+  HKE_SMI_HAS_RESET = 1u << 9       /* reset_seq */
+};
+
+typedef struct hke_smi_record {
+  uint32_t event;            /* HSA_SMI_EVENT_* / KFD_SMI_EVENT_* number (1-based) */
+  uint32_t present;          /* HKE_SMI_HAS_* bits */
+  uint64_t timestamp_ns;     /* boot-time ns (profiler events) */
+  uint32_t pid;              /* process the event belongs to */
+  uint32_t node;             /* gpu_id: page fault, eviction, restore, unmap */
+  uint64_t address;          /* first page */
+  uint64_t size;             /* pages */
+  uint32_t from_node;        /* migration source gpu_id (0: system memory) */
+  uint32_t to_node;          /* migration destination */
+  uint32_t prefetch_node;    /* migration start: prefetch location */
+  uint32_t preferred_node;   /* migration start: preferred location */
+  int32_t trigger;           /* migration, eviction or unmap trigger number */
+  int32_t error_code;        /* migration end on newer kernels (0: success) */
+  char flag;                 /* page fault 'R'/'W' (start), 'M'/'U' (end); restore 'R'/'0' */
+  char reserved[3];
+  uint32_t reset_seq;        /* GPU pre/post reset sequence number */
+  uint64_t throttle_bitmask; /* thermal throttle */
+  uint64_t throttle_counter;
+  /* VM fault: the task name; GPU reset: the cause; an event this parser
+   * does not know: its fields as sent. NUL-terminated (a text field with a
+   * NUL byte fails the record). */
+  char text[HKE_SMI_RECORD_MAX];
+} hke_smi_record;
+
+/*
+ * Parses the first record of data[0..len). On success *out is the record
+ * and *consumed its length including the '\n' (the next record starts
+ * there). UNAVAILABLE: no '\n' yet within fewer than HKE_SMI_RECORD_MAX
+ * bytes (read more and call again). PROTOCOL: the line is not a record
+ * (too long, bad event number, fields that do not match the event's
+ * layout, numbers out of range); skip past its '\n' to resynchronise.
+ * INVALID_ARGUMENT: a NULL pointer. *out and *consumed are written only
+ * on success. Reads no byte past data[len - 1]; no allocation; pure.
+ */
+hke_status_t hke_smi_record_parse(const char* data, size_t len, hke_smi_record* out,
+                                  size_t* consumed);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

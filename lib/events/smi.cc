@@ -3,8 +3,8 @@
 // Checks (upstream's order): the open device, the KFD minor version
 // (UNSUPPORTED below 1.3), a GPU node (INVALID_NODE otherwise); then one
 // SMI_EVENTS ioctl, whose reply is the new descriptor. The caller owns the
-// descriptor: it writes a 64-bit event mask and reads text records (the
-// record parser is not part of the library yet).
+// descriptor: it writes a 64-bit event mask and reads text records, which
+// hke_smi_record_parse (smi_record.cc) decodes.
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
 #include "lib/events/events_internal.h"

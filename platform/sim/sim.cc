@@ -121,6 +121,11 @@ int kfdsim_inject_memory_exception(kfdsim_t* sim, uint32_t gpu_id, uint64_t va,
   return sim->sim.InjectMemoryException(gpu_id, va, f, error_type);
 }
 
+int kfdsim_smi_emit(kfdsim_t* sim, uint32_t gpu_id, uint32_t event, const char* fields) {
+  if (sim == nullptr || fields == nullptr) return -EINVAL;
+  return sim->sim.SmiEmit(gpu_id, event, fields);
+}
+
 int kfdsim_inject_hw_exception(kfdsim_t* sim, uint32_t gpu_id, uint32_t reset_type,
                                uint32_t reset_cause, uint32_t memory_lost) {
   if (sim == nullptr) return EINVAL;

@@ -116,6 +116,11 @@ KFDSIM_API int kfdsim_inject_memory_exception(kfdsim_t* sim, uint32_t gpu_id, ui
                                               uint32_t failure_flags, uint32_t error_type);
 KFDSIM_API int kfdsim_inject_hw_exception(kfdsim_t* sim, uint32_t gpu_id, uint32_t reset_type,
                                           uint32_t reset_cause, uint32_t memory_lost);
+/* Sends the SMI record "<event hex> <fields>\n" to the SMI descriptors
+ * (SMI_EVENTS) of gpu_id that selected the event. Returns how many got it,
+ * or -EINVAL (unknown gpu, event outside 1..63, NULL fields). Memory and HW
+ * exceptions send their VMFAULT / GPU reset records themselves. */
+KFDSIM_API int kfdsim_smi_emit(kfdsim_t* sim, uint32_t gpu_id, uint32_t event, const char* fields);
 /* The GPU event interrupt: sets the signal events whose slots were written.
  * Returns how many were set. */
 KFDSIM_API uint32_t kfdsim_signal_interrupt(kfdsim_t* sim);

@@ -114,8 +114,10 @@ void Simulator::ResetProcess() {
   }
   dmabufs_.clear();
   ipc_.clear();
-  for (int fd : smi_peers_) close(fd);
-  smi_peers_.clear();
+  {
+    std::lock_guard<std::mutex> sl(smi_mu_);
+    SmiResetLocked();
+  }
   xnack_enabled_ = false;
   runtime_enabled_ = false;
   event_page_handle_ = 0;

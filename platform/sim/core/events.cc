@@ -37,6 +37,7 @@
 #include <algorithm>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstring>
 
 #include "platform/sim/core/simulator.h"
@@ -319,6 +320,19 @@ int Simulator::InjectMemoryException(uint32_t gpu_id, uint64_t va,
                                      const k::MemoryExceptionFailure& failure,
                                      uint32_t error_type) {
   if (GpuIndex(gpu_id) < 0) return EINVAL;
+  {
+    // kfd_smi_event_update_vmfault: "<pid hex>:<task name>".
+    char comm[32] = {};
+    FILE* f = std::fopen("/proc/self/comm", "r");
+    if (f != nullptr) {
+      if (std::fgets(comm, sizeof(comm), f) == nullptr) comm[0] = '\0';
+      std::fclose(f);
+    }
+    comm[std::strcspn(comm, "\n")] = '\0';
+    char fields[64];
+    std::snprintf(fields, sizeof(fields), "%x:%s", static_cast<unsigned>(getpid()), comm);
+    (void)SmiEmit(gpu_id, k::kSmiEventVmFault, fields);
+  }
   std::lock_guard<std::mutex> el(ev_mu_);
   for (auto& [id, ev] : events_) {
     (void)id;
@@ -335,6 +349,15 @@ int Simulator::InjectMemoryException(uint32_t gpu_id, uint64_t va,
 int Simulator::InjectHwException(uint32_t gpu_id, uint32_t reset_type, uint32_t reset_cause,
                                  uint32_t memory_lost) {
   if (GpuIndex(gpu_id) < 0) return EINVAL;
+  {
+    // kfd_smi_event_update_gpu_reset, before and after: "<seq hex> <cause>".
+    const uint32_t seq = ++reset_seq_;
+    char fields[48];
+    std::snprintf(fields, sizeof(fields), "%x %s", seq,
+                  reset_cause != 0 ? "RAS_ERROR" : "MODE_RESET");
+    (void)SmiEmit(gpu_id, k::kSmiEventGpuPreReset, fields);
+    (void)SmiEmit(gpu_id, k::kSmiEventGpuPostReset, fields);
+  }
   std::lock_guard<std::mutex> el(ev_mu_);
   for (auto& [id, ev] : events_) {
     (void)id;

@@ -13,9 +13,7 @@
 //    (MONOTONIC_RAW / 10), 0 for an unknown gpu (still success).
 //  - GET_TILE_CONFIG: 32 tile and 16 macro-tile words, all zero (what gfx9+
 //    reports); counts clamped; gb_addr_config from the board.
-//  - SMI_EVENTS: the returned fd is one end of a Unix stream socket pair
-//    (mask writes succeed, reads block until the simulator writes records;
-//    it never does yet).
+//  - SMI_EVENTS: see smi.cc.
 //  - SVM: start/size page aligned and nonzero, else EINVAL; attribute types
 //    up to GRANULARITY and known gpu_ids (or SYSMEM/UNDEFINED where the
 //    kernel allows them), else EINVAL. SET stores attributes per range
@@ -128,18 +126,6 @@ int Simulator::IocSetTrapHandler(IoctlCtx&, void* d) {
   if (Bind(gpu) != 0) return ESRCH;
   gpus_[static_cast<size_t>(gpu)].tba = a->tba_addr;
   gpus_[static_cast<size_t>(gpu)].tma = a->tma_addr;
-  return 0;
-}
-
-int Simulator::IocSmiEvents(IoctlCtx&, void* d) {
-  auto* a = static_cast<k::SmiEventsArgs*>(d);
-  if (GpuIndex(a->gpuid) < 0) return EINVAL;
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return errno;
-  fcntl(sv[0], F_SETFD, 0);  // the kernel's SMI fd is not close-on-exec
-  std::lock_guard<std::mutex> pl(proc_mu_);
-  smi_peers_.push_back(sv[1]);
-  a->anon_fd = static_cast<uint32_t>(sv[0]);
   return 0;
 }
 

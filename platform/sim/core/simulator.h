@@ -126,9 +126,16 @@ class Simulator {
   int InjectMemoryException(uint32_t gpu_id, uint64_t va,
                             const hke::kfd::MemoryExceptionFailure& failure,
                             uint32_t error_type);
-  // A GPU reset: sets every HW_EXCEPTION event with this data.
+  // A GPU reset: sets every HW_EXCEPTION event with this data and sends
+  // the GPU_PRE_RESET and GPU_POST_RESET SMI records.
   int InjectHwException(uint32_t gpu_id, uint32_t reset_type, uint32_t reset_cause,
                         uint32_t memory_lost);
+  // Sends the SMI record "<event hex> <fields>\n" to every SMI descriptor
+  // of `gpu_id` whose mask (the last 8-byte value its owner wrote) has the
+  // event's bit, as the kernel's kfd_smi_event_add does (a client whose
+  // buffer is full misses the record). Returns the number of descriptors
+  // written, or -EINVAL for an unknown gpu / an event outside 1..63.
+  int SmiEmit(uint32_t gpu_id, uint32_t event, const std::string& fields);
   // The event interrupt: every signal event whose slot in the event page is
   // no longer "unsignaled" is acknowledged (slot reset) and set. Returns the
   // number of events set.
@@ -443,7 +450,19 @@ class Simulator {
   };
   std::map<std::array<uint32_t, 4>, IpcShare> ipc_;
   uint32_t ipc_serial_ = 0;
-  std::vector<int> smi_peers_;   // simulator ends of SMI socket pairs
+  // SMI descriptors (smi.cc), under smi_mu_ (taken after any other lock).
+  struct SmiClient {
+    int fd = -1;            // the simulator's end of the socket pair
+    uint32_t gpu_id = 0;
+    uint64_t mask = 0;      // bit (event - 1) set: the client wants the event
+    uint8_t partial[8] = {};
+    size_t partial_len = 0;  // bytes of an incomplete mask write
+  };
+  std::mutex smi_mu_;
+  std::vector<SmiClient> smi_clients_;
+  std::atomic<uint32_t> reset_seq_{0};  // GPU resets so far (SMI reset records)
+  void SmiReadMasksLocked();
+  void SmiResetLocked();
   bool xnack_enabled_ = false;
   bool runtime_enabled_ = false;
   // Event page (under proc_mu_ for the handle, ev_mu_ for the slots).
