@@ -1,7 +1,10 @@
 // kfdsim engine lifecycle: the background thread with many queues of every
 // type, queue destruction and process reset while it runs, mode switches,
-// and explicit steps racing the thread.
+// explicit steps racing the thread, and fork while threads hold locks.
 #include <doctest/doctest.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <thread>
@@ -194,3 +197,85 @@ TEST_CASE("engine explicit steps may race the thread: every packet runs exactly 
 }
 
 }  // namespace
+
+namespace {
+
+// Waits up to `seconds` for child `pid`; kills it when it is still running.
+// Returns its exit status, or -1 when it had to be killed.
+int WaitChild(pid_t pid, int seconds) {
+  for (int i = 0; i < seconds * 100; ++i) {
+    int status = 0;
+    if (waitpid(pid, &status, WNOHANG) == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
+    usleep(10000);
+  }
+  kill(pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("fork while the engine thread and other threads hold simulator locks: the child finds every lock free") {
+  Engines e(simtest::TwoGpuBoard(), KFDSIM_ENGINES_THREAD);
+  // A queue the engine thread keeps polling (the condition never holds).
+  Buf ring = e.Alloc(kGpuA, 4096);
+  Buf ctl = e.Alloc(kGpuA, 4096);
+  Buf flag = e.Alloc(kGpuA, 4096);
+  QueueRef q = e.CreateQueue(kGpuA, k::kQueueTypeSdma, ring, 4096, ctl.va, ctl.va + 8);
+  RingWriter w{ring.cpu, 4096, 0};
+  w.Put({8u | 3u << 28 | 1u << 31, Lo(flag.va), Hi(flag.va), 7, 0xFF, 0x00100010u});
+  Engines::Ring(q, w.wptr);
+  const uint32_t ev = e.SignalEvent(kGpuA);
+  // Two threads that keep taking proc_mu_ (explicit steps) and ev_mu_
+  // (SET_EVENT, polling waits) while the main thread forks.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> busy;
+  busy.emplace_back([&] {
+    while (!stop.load()) (void)kfdsim_step_queues(e.handle(), nullptr);
+  });
+  busy.emplace_back([&] {
+    while (!stop.load()) {
+      k::SetEventArgs s{};
+      s.event_id = ev;
+      (void)e.Io(k::kIocSetEvent, &s);
+      k::EventData d{};
+      d.event_id = ev;
+      k::WaitEventsArgs wa{};
+      wa.events_ptr = reinterpret_cast<uintptr_t>(&d);
+      wa.num_events = 1;
+      wa.timeout = 0;
+      (void)e.Io(k::kIocWaitEvents, &wa);
+    }
+  });
+  int hung = 0, failed = 0;
+  constexpr int kForks = 150;
+  for (int i = 0; i < kForks; ++i) {
+    const pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      // The child: every simulator lock must be free. A reset takes
+      // dev_mu_, proc_mu_, ev_mu_ and the engine's lock; an ioctl the
+      // hook lock and the rest.
+      kfdsim_reset_process(e.handle());
+      k::GetVersionArgs v{};
+      const int rc = e.Io(k::kIocGetVersion, &v);
+      uint64_t done = 0;
+      const int step = kfdsim_step_queues(e.handle(), &done);
+      _exit(rc == 0 && v.major_version == 1 && step == 0 ? 0 : 1);
+    }
+    const int status = WaitChild(pid, 10);
+    hung += status == -1;
+    failed += status != 0 && status != -1;
+    if (hung != 0) break;  // one hung child is enough (each costs 10 s)
+  }
+  stop.store(true);
+  for (auto& t : busy) t.join();
+  CHECK(hung == 0);
+  CHECK(failed == 0);
+  // The parent's engine still runs: satisfy the poll, the queue drains.
+  *flag.at<uint32_t>(0) = 7;
+  std::string why;
+  for (int i = 0; i < 5000 && e.Status(q.id, &why).state != KFDSIM_QUEUE_IDLE; ++i) usleep(1000);
+  CHECK(e.Status(q.id).state == KFDSIM_QUEUE_IDLE);
+}

@@ -67,9 +67,11 @@ Simulator::Simulator(Board board) : board_(std::move(board)) {
   if (ps > 0) page_size_ = static_cast<size_t>(ps);
   gpus_.resize(board_.desc.gpus.size());
   for (GpuProc& g : gpus_) g.doorbell_used.assign(1024, false);
+  RegisterForFork();
 }
 
 Simulator::~Simulator() {
+  UnregisterForFork();
   ResetProcess();
   std::lock_guard<std::mutex> dl(dev_mu_);
   for (auto& [key, f] : files_) {

@@ -517,6 +517,17 @@ class Simulator {
   // Interrupts raised during the current queue step (under proc_mu_).
   std::vector<std::pair<uint32_t, uint32_t>> pending_interrupts_;
   EngineThread engine_;
+
+  // fork() safety (fork.cc): every live simulator is registered, and
+  // pthread_atfork handlers take all of its locks (in the order dev_mu_,
+  // proc_mu_, ev_mu_, smi_mu_, engine_.mu, hook_mu_) around a fork, so a
+  // child never inherits a lock that another thread, e.g. the engine
+  // thread, held at that moment.
+  void RegisterForFork();
+  void UnregisterForFork();
+ public:
+  void LockForFork();
+  void UnlockForFork();
 };
 
 }  // namespace kfdsim
