@@ -52,8 +52,8 @@ Status DecodeGetClockCounters(const GetClockCountersArgs& sent, const GetClockCo
   if (out == nullptr) return InvalidArgument();
   if (reply.gpu_id != sent.gpu_id || reply.system_clock_freq == 0) return Protocol();
   if (sent.gpu_id == 0 && reply.gpu_clock_counter != 0) return Protocol();
-  *out = ClockSample{reply.gpu_clock_counter, reply.cpu_clock_counter,
-                     reply.system_clock_counter, reply.system_clock_freq};
+  *out = ClockSample{reply.gpu_clock_counter, reply.cpu_clock_counter, reply.system_clock_counter,
+                     reply.system_clock_freq};
   return Status::Ok();
 }
 
