@@ -1,6 +1,8 @@
 // Per-node entry points of hsakmt.h on the default context
 // (lib/node/node.h has the semantics): hsaKmtGetClockCounters,
-// hsaKmtGetTileConfig, hsaKmtSetTrapHandler, hsaKmtSetMemoryPolicy.
+// hsaKmtGetTileConfig, hsaKmtSetTrapHandler, hsaKmtSetMemoryPolicy,
+// hsaKmtGetAMDGPUDeviceHandle (NOT_SUPPORTED where the platform has no
+// libdrm devices).
 //
 // Status rules: a NULL output is INVALID_PARAMETER before anything else;
 // then the open device (KERNEL_IO_CHANNEL_NOT_OPENED), then the node
@@ -67,6 +69,17 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32 Node, HSAuint32 DefaultP
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::node::SetMemoryPolicy(
       *ctx, Node, DefaultPolicy, AlternatePolicy, Addr(MemoryAddressAlternate), MemorySizeInBytes));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32 NodeId,
+                                                    HsaAMDGPUDeviceHandle* DeviceHandle) {
+  if (DeviceHandle == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  hke::Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  void* h = nullptr;
+  const HSAKMT_STATUS st = KernelCallStatus(hke::node::GetAmdgpuDeviceHandle(*ctx, NodeId, &h));
+  if (st == HSAKMT_STATUS_SUCCESS) *DeviceHandle = h;
+  return st;
 }
 
 }  // extern "C"

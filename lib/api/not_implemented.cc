@@ -23,9 +23,6 @@ constexpr HSAKMT_STATUS kNotImplemented = HSAKMT_STATUS_NOT_IMPLEMENTED;
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32, HsaAMDGPUDeviceHandle*) {
-  return kNotImplemented;
-}
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterProperties(HSAuint32, HsaCounterProperties**) {
   return kNotImplemented;
 }

@@ -67,6 +67,10 @@ class LockGuard {
 struct RenderNode {
   uint32_t minor = 0;
   int fd = -1;  // owned
+  // libdrm device of `fd` (platform amdgpu_device), taken on the first
+  // hsaKmtGetAMDGPUDeviceHandle and released just before `fd` is closed;
+  // nullptr until then. Owned.
+  void* amdgpu = nullptr;
 };
 
 // The KFD device state of a context.

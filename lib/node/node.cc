@@ -45,13 +45,14 @@ Status Resolve(Context& ctx, uint32_t node, NodeTarget* out) {
     TopologyState& t = ctx.topology();
     if (!t.acquired) return FailedPrecondition();
     const topology::NodeRecord* r = node < config::kMaxNodes ? t.snapshot.node(node) : nullptr;
-    if (r != nullptr) {
-      if (r->is_gpu()) {
-        if (t.gpu_of_node[node] == TopologyState::kNoGpu)
-          r = nullptr;  // filtered GPU
-        else
-          n.gpu_id = t.gpus[t.gpu_of_node[node]].gpu_id;
-        if (r != nullptr) n.gfx_version = r->Get32(topology::kGfxTargetVersion);
+    if (r != nullptr && r->is_gpu()) {
+      const uint16_t k = t.gpu_of_node[node];
+      if (k == TopologyState::kNoGpu) {
+        r = nullptr;  // a GPU the render-node filter hid
+      } else {
+        n.gpu_id = t.gpus[k].gpu_id;
+        n.render_minor = t.gpus[k].render_minor;
+        n.gfx_version = r->Get32(topology::kGfxTargetVersion);
       }
     }
     if (r == nullptr) {
@@ -195,6 +196,30 @@ Status SetMemoryPolicy(Context& ctx, uint32_t node, uint32_t default_policy,
   }
   const Status s = device::KfdIoctl(ctx, kfd::kIocSetMemoryPolicy, &a);
   if (!s.ok()) return KernelFailure(ctx, "SET_MEMORY_POLICY", s);
+  return Status::Ok();
+}
+
+Status GetAmdgpuDeviceHandle(Context& ctx, uint32_t node, void** out_handle) {
+  if (out_handle == nullptr) return InvalidArgument();
+  NodeTarget n{};
+  HKE_RETURN_IF_ERROR(Resolve(ctx, node, &n));
+  if (n.gpu_id == 0) return NotAGpu(ctx, "GetAMDGPUDeviceHandle", node);
+  void* h = nullptr;
+  const Status s = device::AmdgpuDevice(ctx, n.render_minor, &h);
+  if (s.is_api(HKE_STATUS_UNSUPPORTED)) {
+    return ctx.diag().Error(s, kArea,
+                            "GetAMDGPUDeviceHandle: the platform has no libdrm devices (built "
+                            "without libdrm, or a simulator)");
+  }
+  if (!s.ok()) {
+    FixedText<128> t;
+    t.Append("GetAMDGPUDeviceHandle: no libdrm device for renderD")
+        .AppendU64(n.render_minor)
+        .Append(": ")
+        .Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, t.c_str());
+  }
+  *out_handle = h;
   return Status::Ok();
 }
 

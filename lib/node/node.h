@@ -27,6 +27,7 @@ namespace hke::node {
 struct NodeTarget {
   uint32_t gpu_id;       // 0 for a CPU node
   uint32_t gfx_version;  // gfx_target_version (decimal MMmmss), 0 for a CPU node
+  uint32_t render_minor; // DRM render minor of a GPU node, 0 for a CPU node
 };
 
 // Checks the open device, takes the topology if needed and resolves `node`.
@@ -61,6 +62,14 @@ Status SetTrapHandler(Context& ctx, uint32_t node, uint64_t tba, uint64_t tma);
 // page multiples (INVALID_ARGUMENT).
 Status SetMemoryPolicy(Context& ctx, uint32_t node, uint32_t default_policy,
                        uint32_t alternate_policy, uint64_t alternate_base, uint64_t alternate_size);
+
+// The libdrm amdgpu_device_handle of a GPU node's render node (a CPU node
+// is INVALID_NODE). The handle belongs to the context: it stays valid
+// until the render node is closed (context teardown, or the first open of
+// a forked child); the caller must not deinitialize it. UNSUPPORTED (with
+// a diagnostic) when the platform offers no libdrm devices: a build
+// without libdrm, a board port without libdrm, the in-process simulator.
+Status GetAmdgpuDeviceHandle(Context& ctx, uint32_t node, void** out_handle);
 
 }  // namespace hke::node
 

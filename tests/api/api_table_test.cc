@@ -58,10 +58,6 @@ struct StubCall {
 };
 
 const StubCall kStubCalls[] = {
-    {"hsaKmtGetAMDGPUDeviceHandle",
-     [](void* p) {
-       return hsaKmtGetAMDGPUDeviceHandle(0, static_cast<HsaAMDGPUDeviceHandle*>(p));
-     }},
     {"hsaKmtPmcGetCounterProperties",
      [](void* p) {
        return hsaKmtPmcGetCounterProperties(0, static_cast<HsaCounterProperties**>(p));
