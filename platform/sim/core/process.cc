@@ -40,8 +40,9 @@
 //    ttmp) copied up to rinfo_size (EFAULT on a bad pointer) and rinfo_size
 //    set to 16. DISABLE clears it. GET_QUEUE_SNAPSHOT / GET_DEVICE_SNAPSHOT:
 //    entry_size 0 -> EINVAL; entry_size clamped to the kernel's entry
-//    (64 / 120 bytes); min(count asked, count present) entries written at
-//    that stride (EFAULT); the count present returned. SUSPEND_QUEUES /
+//    (64 / 120 bytes) and that many bytes written per entry, at the
+//    caller's stride, for min(count asked, count present) entries (EFAULT);
+//    the count present returned. SUSPEND_QUEUES /
 //    RESUME_QUEUES: at most 1024 ids read (EFAULT); an unknown id gets the
 //    INVALID bit (1 << 30) written back, a queue already in the asked state
 //    the ERROR bit (1 << 31); other queues change state. Other ops ->
@@ -432,6 +433,7 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
       const uint32_t asked = q.num_queues;
       q.num_queues = 0;
       if (q.entry_size == 0) return EINVAL;
+      const uint64_t stride = q.entry_size;  // the caller's, even when larger than ours
       q.entry_size = std::min<uint32_t>(q.entry_size, sizeof(k::QueueSnapshotEntry));
       for (const auto& [id, queue] : queues_) {
         if (q.num_queues < asked) {
@@ -445,7 +447,7 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
           e.ring_size = queue.view.ring_size;
           e.queue_type = queue.view.queue_type;
           e.ctx_save_restore_area_size = queue.ctx_save_restore_size;
-          const uint64_t dst = q.snapshot_buf_ptr + uint64_t{q.num_queues} * q.entry_size;
+          const uint64_t dst = q.snapshot_buf_ptr + uint64_t{q.num_queues} * stride;
           if (UserWrite(dst, &e, q.entry_size) != 0) return EFAULT;
         }
         q.num_queues += 1;
@@ -458,6 +460,7 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
       const auto present = static_cast<uint32_t>(board_.desc.gpus.size());
       const uint32_t n = std::min(s.num_devices, present);
       s.num_devices = present;
+      const uint64_t stride = s.entry_size;  // the caller's, even when larger than ours
       s.entry_size = std::min<uint32_t>(s.entry_size, sizeof(k::DbgDeviceInfoEntry));
       for (uint32_t i = 0; i < n; ++i) {
         const GpuDesc& g = board_.desc.gpus[i];
@@ -483,7 +486,7 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
         e.num_xcc = g.num_xcc;
         e.capability = g.capability;
         e.debug_prop = g.debug_prop;
-        if (UserWrite(s.snapshot_buf_ptr + uint64_t{i} * s.entry_size, &e, s.entry_size) != 0) {
+        if (UserWrite(s.snapshot_buf_ptr + uint64_t{i} * stride, &e, s.entry_size) != 0) {
           return EFAULT;
         }
       }
