@@ -161,7 +161,8 @@ void FuzzLegacy(Input& in) {
   if (k::BuildLegacyAddressWatch(aw, buf, cap2, &wbytes.v).ok()) {
     size_t expect = 0;
     HKE_FUZZ_ASSERT(k::LegacyAddressWatchBytes(n, aw.mask_items, aw.event_items, &expect).ok());
-    HKE_FUZZ_ASSERT(wbytes.v == expect && expect <= cap2 && expect <= k::kLegacyAddressWatchMaxBytes);
+    HKE_FUZZ_ASSERT(wbytes.v == expect && expect <= cap2 &&
+                    expect <= k::kLegacyAddressWatchMaxBytes);
     HKE_FUZZ_ASSERT(n >= 1 && n <= k::kLegacyMaxWatchPoints);
     k::DbgAddressWatchArgs h{};
     std::memcpy(&h, buf, sizeof(h));
@@ -194,9 +195,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (size > hke::fuzz::kMaxInput) return 0;
   Input in(data, size);
   switch (in.U8() % 3) {
-    case 0: FuzzPolicyClockTrap(in); break;
-    case 1: FuzzDbgTrap(in); break;
-    default: FuzzLegacy(in); break;
+    case 0:
+      FuzzPolicyClockTrap(in);
+      break;
+    case 1:
+      FuzzDbgTrap(in);
+      break;
+    default:
+      FuzzLegacy(in);
+      break;
   }
   return 0;
 }

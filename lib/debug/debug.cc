@@ -4,7 +4,6 @@
 #include "hsakmt/hsakmttypes.h"
 #include "lib/api/topology_access.h"
 #include "lib/context/context.h"
-#include "lib/core/checked.h"
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"

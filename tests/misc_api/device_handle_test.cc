@@ -50,7 +50,9 @@ void UseFakeLibdrm(SimBoard& b, hke_platform_ops* ops) {
 
 }  // namespace
 
-TEST_CASE("GetAMDGPUDeviceHandle is NOT_SUPPORTED on the simulator, with a diagnostic and an untouched output") {
+TEST_CASE(
+    "GetAMDGPUDeviceHandle is NOT_SUPPORTED on the simulator, with a diagnostic and an untouched "
+    "output") {
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = misctest::FirstGpuNode();
@@ -68,12 +70,13 @@ TEST_CASE("GetAMDGPUDeviceHandle refuses NULL, CPU nodes, unknown nodes and a cl
   CHECK(hsaKmtGetAMDGPUDeviceHandle(1, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(hsaKmtGetAMDGPUDeviceHandle(misctest::FirstCpuNode(), &h.v) ==
         HSAKMT_STATUS_INVALID_NODE_UNIT);
-  CHECK(hsaKmtGetAMDGPUDeviceHandle(misctest::NumNodes(), &h.v) ==
-        HSAKMT_STATUS_INVALID_NODE_UNIT);
+  CHECK(hsaKmtGetAMDGPUDeviceHandle(misctest::NumNodes(), &h.v) == HSAKMT_STATUS_INVALID_NODE_UNIT);
   CHECK(h.untouched());
 }
 
-TEST_CASE("GetAMDGPUDeviceHandle takes the port's libdrm device once per render node and releases it when the render node closes") {
+TEST_CASE(
+    "GetAMDGPUDeviceHandle takes the port's libdrm device once per render node and releases it "
+    "when the render node closes") {
   SimBoard b(nullptr, "datacenter-4gpu");
   hke_platform_ops ops{};
   UseFakeLibdrm(b, &ops);
@@ -107,7 +110,8 @@ TEST_CASE("GetAMDGPUDeviceHandle takes the port's libdrm device once per render 
   CHECK(g_releases.load() == 2);
 }
 
-TEST_CASE("a port's libdrm refusal is ERROR with the render node named, and the output stays untouched") {
+TEST_CASE(
+    "a port's libdrm refusal is ERROR with the render node named, and the output stays untouched") {
   SimBoard b(nullptr, "datacenter-4gpu");
   hke_platform_ops ops{};
   UseFakeLibdrm(b, &ops);
@@ -123,7 +127,9 @@ TEST_CASE("a port's libdrm refusal is ERROR with the render node named, and the 
   CHECK(g_inits.load() == 1);
 }
 
-TEST_CASE("the Linux platform offers libdrm devices exactly when built with libdrm, and refuses a descriptor that is not a render node") {
+TEST_CASE(
+    "the Linux platform offers libdrm devices exactly when built with libdrm, and refuses a "
+    "descriptor that is not a render node") {
   const hke_platform_ops* ops = hke_linux_platform_ops();
   REQUIRE(ops != nullptr);
   if (hke_linux_platform_has_libdrm() == 0) {

@@ -47,7 +47,9 @@ uint32_t MakeQueue(Sim& s) {
 
 }  // namespace
 
-TEST_CASE("sim DBG_TRAP: another pid is ESRCH, ops before ENABLE are EINVAL, queue ops without RUNTIME_ENABLE are EPERM") {
+TEST_CASE(
+    "sim DBG_TRAP: another pid is ESRCH, ops before ENABLE are EINVAL, queue ops without "
+    "RUNTIME_ENABLE are EPERM") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
   k::DbgTrapArgs a = Trap(k::kDbgTrapDisable);
@@ -67,7 +69,9 @@ TEST_CASE("sim DBG_TRAP: another pid is ESRCH, ops before ENABLE are EINVAL, que
   CHECK(s.Io(k::kIocDbgTrap, &a) == EINVAL);
 }
 
-TEST_CASE("sim DBG_TRAP ENABLE copies the runtime info, reports its size, and refuses twice, a foreign dbg_fd and pre-SOC15 GPUs") {
+TEST_CASE(
+    "sim DBG_TRAP ENABLE copies the runtime info, reports its size, and refuses twice, a foreign "
+    "dbg_fd and pre-SOC15 GPUs") {
   {
     Sim s(TwoGpuBoard());
     s.AcquireAll();
@@ -111,7 +115,9 @@ TEST_CASE("sim DBG_TRAP ENABLE copies the runtime info, reports its size, and re
   CHECK(Enable(old, &info) == ENODEV);
 }
 
-TEST_CASE("sim snapshots: entry_size 0 is EINVAL, the entry size is clamped, entries land at the caller's stride, the count present is returned") {
+TEST_CASE(
+    "sim snapshots: entry_size 0 is EINVAL, the entry size is clamped, entries land at the "
+    "caller's stride, the count present is returned") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
   k::RuntimeEnableArgs r{};
@@ -124,7 +130,7 @@ TEST_CASE("sim snapshots: entry_size 0 is EINVAL, the entry size is clamped, ent
 
   k::DbgTrapArgs a = Trap(k::kDbgTrapGetDeviceSnapshot);
   CHECK(s.Io(k::kIocDbgTrap, &a) == EINVAL);  // entry_size 0
-  constexpr uint32_t kStride = 128;            // larger than the kernel's 120
+  constexpr uint32_t kStride = 128;           // larger than the kernel's 120
   alignas(8) unsigned char dev[3 * kStride];
   std::memset(dev, 0xA5, sizeof(dev));
   a.device_snapshot.snapshot_buf_ptr = reinterpret_cast<uintptr_t>(dev);
@@ -137,7 +143,7 @@ TEST_CASE("sim snapshots: entry_size 0 is EINVAL, the entry size is clamped, ent
   std::memcpy(&e, dev, sizeof(e));
   CHECK(e.gpu_id == kGpuA);
   CHECK(dev[sizeof(k::DbgDeviceInfoEntry)] == 0xA5);  // the tail of the stride
-  CHECK(dev[kStride] == 0xA5);                         // only one entry asked for
+  CHECK(dev[kStride] == 0xA5);                        // only one entry asked for
 
   k::DbgTrapArgs q = Trap(k::kDbgTrapGetQueueSnapshot);
   alignas(8) unsigned char qs[2 * 96];
@@ -157,7 +163,9 @@ TEST_CASE("sim snapshots: entry_size 0 is EINVAL, the entry size is clamped, ent
   CHECK(qe.ring_base_address == 0x7f100000ull);
 }
 
-TEST_CASE("sim SUSPEND/RESUME_QUEUES mark unknown ids INVALID and repeated requests ERROR, and forget destroyed queues") {
+TEST_CASE(
+    "sim SUSPEND/RESUME_QUEUES mark unknown ids INVALID and repeated requests ERROR, and forget "
+    "destroyed queues") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
   k::RuntimeEnableArgs r{};
