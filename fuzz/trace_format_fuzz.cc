@@ -73,7 +73,8 @@ int PageSize(void* self, size_t* out) {
 
 const hke_platform_ops kOps = {sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
                                Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir,
-                               ClockNs, CpuCount, ProcessId, ReadFd, PageSize, nullptr};
+                               ClockNs, CpuCount, ProcessId, ReadFd, PageSize, nullptr,
+                               nullptr, nullptr};
 
 struct SinkState {
   uint64_t expected_seq;

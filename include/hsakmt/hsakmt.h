@@ -52,7 +52,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void);
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo* VersionInfo);
 
 /* [out] enable: true when the library drives an in-process GPU model
- * instead of the kernel driver. */
+ * instead of the kernel driver. This library has no model mode (the
+ * simulator emulates the driver itself), so it is always false. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool* enable);
 
 /* ========================================================================
@@ -88,7 +89,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 NodeId, HSAuint3
                                                       HsaIoLinkProperties* IoLinkProperties);
 
 /* [in] NodeId (a GPU node); [out] DeviceHandle: the libdrm device handle of
- * its render node. */
+ * its render node, owned by the library (valid while the render node stays
+ * open; never deinitialize it). NOT_SUPPORTED when the platform has no
+ * libdrm devices (a build without libdrm, the simulator). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32 NodeId,
                                                     HsaAMDGPUDeviceHandle* DeviceHandle);
 
@@ -139,7 +142,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32 NodeId, int* fd);
  * Queues
  * ======================================================================== */
 
-/* Legacy Southern Islands query; other platforms fail. */
+/* Legacy Southern Islands query; NOT_SUPPORTED (the KFD never served those
+ * GPUs). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtReportQueue(HSA_QUEUEID QueueId, HsaQueueReport* QueueReport);
 
 /* Creates a user-mode queue on a GPU node. [in] QueueAddress and
@@ -180,8 +184,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS,
  * Memory
  * ======================================================================== */
 
-/* Sets the default and alternate coherence policies of a node (only
- * meaningful on the first APUs). */
+/* Sets the default and alternate coherence policies of a node. Kaveri
+ * (gfx 7.0.0) only; NOT_IMPLEMENTED on every other node, as upstream. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32 Node, HSAuint32 DefaultPolicy,
                                               HSAuint32 AlternatePolicy,
                                               void* MemoryAddressAlternate,
@@ -246,7 +250,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(
     const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,
     HSAuint64* SizeInBytes, HSAuint64 NumberOfNodes, HSAuint32* NodeArray);
 
-/* Cross-process copies (deprecated upstream; not provided by any kernel). */
+/* Cross-process copies (deprecated upstream; not provided by any kernel):
+ * NOT_IMPLEMENTED, as upstream. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMRead(HSAuint32 Pid, HsaMemoryRange* LocalMemoryArray,
                                             HSAuint64 LocalMemoryArrayCount,
                                             HsaMemoryRange* RemoteMemoryArray,
@@ -275,7 +280,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress,
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress);
 
-/* Legacy graphics interop (no implementation upstream either). */
+/* Legacy graphics interop: NOT_IMPLEMENTED, as upstream (see
+ * hsaKmtRegisterGraphicsHandleToNodes). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapGraphicHandle(HSAuint32 NodeId, HSAuint64 GraphicDeviceHandle,
                                                HSAuint64 GraphicResourceHandle,
                                                HSAuint64 GraphicResourceOffset,
@@ -311,7 +317,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtReturnAsanHeaderPage(void* addr);
  * Debugging
  * ======================================================================== */
 
-/* Legacy debugger interface (current kernels refuse it). */
+/* Legacy debugger interface: the deprecated ioctls are still sent, and
+ * current kernels refuse them (ERROR). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgRegister(HSAuint32 NodeId);
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgUnregister(HSAuint32 NodeId);
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgWavefrontControl(HSAuint32 NodeId, HSA_DBG_WAVEOP Operand,
@@ -331,12 +338,15 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void);
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask);
 
 /* Enables / disables debug trapping for this process. [out] runtime_info:
- * a library-allocated block, [out] data_size: its size. */
+ * a block owned by the library (the kernel's kfd_runtime_info), valid until
+ * the next hsaKmtDbgEnable or the last close; do not free it. [out]
+ * data_size: the bytes the kernel filled. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnable(void** runtime_info, HSAuint32* data_size);
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void);
 
-/* Device / queue snapshots for a debugger. [out] data: library-allocated
- * array of n_entries entries of entry_size bytes. */
+/* Device / queue snapshots for a debugger. [out] data: an array of
+ * n_entries entries of entry_size bytes owned by the library, valid until
+ * the next call of the same function or the last close; do not free it. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceData(void** data, HSAuint32* n_entries,
                                                HSAuint32* entry_size);
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void** data, HSAuint32* n_entries,
@@ -345,8 +355,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void** data, HSAuint32* n_entries,
 /* SUCCESS when every GPU's firmware and the kernel support debugging. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupport(void);
 
-/* Raw debug-trap ioctl (a testing interface). [in] Queues: queue ids that
- * the call translates; [out] DebugReturn: the ioctl's return value. */
+/* Raw debug-trap ioctl (a testing interface). [in,out] arg: written back
+ * on success; [in] Queues: HSA_QUEUEIDs written as KFD queue ids into the
+ * SUSPEND/RESUME queue array; [out] DebugReturn: 0 on success. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg,
                                              HSA_QUEUEID* Queues, HSAuint64* DebugReturn);
 
@@ -354,7 +365,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg
  * Clocks, trap handler, tiling
  * ======================================================================== */
 
-/* [out] Counters: GPU, CPU and system clocks sampled together. */
+/* [out] Counters: GPU, CPU and system clocks sampled together (a CPU node
+ * gives a GPU counter of 0). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 NodeId, HsaClockCounters* Counters);
 
 /* Installs the trap handler and trap buffer of every queue of the node in
@@ -364,7 +376,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 NodeId, void* TrapHandler
                                              void* TrapBufferBaseAddress,
                                              HSAuint64 TrapBufferSizeInBytes);
 
-/* [in,out] config: see HsaGpuTileConfig. */
+/* [in,out] config: NumTileConfigs / NumMacroTileConfigs are the capacities
+ * of the caller's arrays on input and the entries filled on output; see
+ * HsaGpuTileConfig. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 NodeId, HsaGpuTileConfig* config);
 
 /* ========================================================================

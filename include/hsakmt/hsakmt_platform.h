@@ -136,6 +136,17 @@ typedef struct hke_platform_ops {
    * be read. May be NULL (no marketing names). */
   int (*marketing_name)(void* self, uint32_t device_id, uint32_t revision, char* buf,
                         size_t capacity);
+  /* The libdrm_amdgpu device of an open render-node descriptor (what
+   * amdgpu_device_initialize returns for it): *out_handle receives the
+   * amdgpu_device_handle, owned by the platform until amdgpu_device_release.
+   * The library asks at most once per render node and context, and
+   * releases the handle before it closes the descriptor.
+   * hsaKmtGetAMDGPUDeviceHandle hands it out. May be NULL (a build without
+   * libdrm, the simulator): that call then reports NOT_SUPPORTED. */
+  int (*amdgpu_device)(void* self, int render_fd, void** out_handle);
+  /* Releases a handle amdgpu_device returned (amdgpu_device_deinitialize).
+   * May be NULL only when amdgpu_device is. */
+  void (*amdgpu_device_release)(void* self, void* handle);
 } hke_platform_ops;
 
 /* A platform instance: an operations table plus its state. Neither pointer

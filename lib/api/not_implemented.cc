@@ -23,61 +23,6 @@ constexpr HSAKMT_STATUS kNotImplemented = HSAKMT_STATUS_NOT_IMPLEMENTED;
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32, HsaAMDGPUDeviceHandle*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtReportQueue(HSA_QUEUEID, HsaQueueReport*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32, HSAuint32, HSAuint32, void*, HSAuint64) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMRead(HSAuint32, HsaMemoryRange*, HSAuint64, HsaMemoryRange*,
-                                            HSAuint64, HSAuint64*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMWrite(HSAuint32, HsaMemoryRange*, HSAuint64, HsaMemoryRange*,
-                                             HSAuint64, HSAuint64*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapGraphicHandle(HSAuint32, HSAuint64, HSAuint64, HSAuint64,
-                                               HSAuint64, HSAuint64*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgRegister(HSAuint32) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgUnregister(HSAuint32) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgWavefrontControl(HSAuint32, HSA_DBG_WAVEOP, HSA_DBG_WAVEMODE,
-                                                  HSAuint32, HsaDbgWaveMessage*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgAddressWatch(HSAuint32, HSAuint32, HSA_DBG_WATCH_MODE[], void*[],
-                                              HSAuint64[], HsaEvent*[]) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void*, bool) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnable(void**, HSAuint32*) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceData(void**, HSAuint32*, HSAuint32*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void**, HSAuint32*, HSAuint32*, bool) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupport(void) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args*, HSA_QUEUEID*,
-                                             HSAuint64*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32, HsaClockCounters*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32, void*, HSAuint64, void*, HSAuint64) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32, HsaGpuTileConfig*) {
-  return kNotImplemented;
-}
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterProperties(HSAuint32, HsaCounterProperties**) {
   return kNotImplemented;
 }

@@ -24,6 +24,7 @@
 #include "lib/core/diag.h"
 #include "lib/core/platform.h"
 #include "lib/core/status.h"
+#include "lib/debug/debug.h"
 #include "lib/events/events.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
@@ -66,6 +67,10 @@ class LockGuard {
 struct RenderNode {
   uint32_t minor = 0;
   int fd = -1;  // owned
+  // libdrm device of `fd` (platform amdgpu_device), taken on the first
+  // hsaKmtGetAMDGPUDeviceHandle and released just before `fd` is closed;
+  // nullptr until then. Owned.
+  void* amdgpu = nullptr;
 };
 
 // The KFD device state of a context.
@@ -193,6 +198,10 @@ class Context {
   SpinLock& queues_lock() { return queues_lock_; }
   queues::QueuesState& queues() { return queues_; }
 
+  // The debugger state (lib/debug/debug.h); debug_lock is a leaf lock.
+  SpinLock& debug_lock() { return debug_lock_; }
+  debug::DebugState& debug() { return debug_; }
+
  private:
   uint32_t magic_;
   hke_config config_;
@@ -218,6 +227,10 @@ class Context {
   // Only the small members and the doorbell table are initialised; the
   // descriptor slots are touched lazily.
   queues::QueuesState queues_;
+  SpinLock debug_lock_;
+  // Only the small members are initialised; the snapshot blocks are
+  // touched by the snapshot calls.
+  debug::DebugState debug_;
 };
 
 // Checks a configuration (gfx_overrides included); reports the reason

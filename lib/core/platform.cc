@@ -127,4 +127,20 @@ Status Platform::PageSize(size_t* out_size) const {
   return Status::Ok();
 }
 
+Status Platform::AmdgpuDevice(int render_fd, void** out_handle) const {
+  if (!HKE_HAS_OP(p_, amdgpu_device) || !HKE_HAS_OP(p_, amdgpu_device_release)) {
+    return Unsupported();
+  }
+  void* h = nullptr;
+  HKE_RETURN_IF_ERROR(FromRc(p_.ops->amdgpu_device(p_.self, render_fd, &h)));
+  if (h == nullptr) return Protocol();
+  *out_handle = h;
+  return Status::Ok();
+}
+
+void Platform::AmdgpuDeviceRelease(void* handle) const {
+  if (handle == nullptr || !HKE_HAS_OP(p_, amdgpu_device_release)) return;
+  p_.ops->amdgpu_device_release(p_.self, handle);
+}
+
 }  // namespace hke

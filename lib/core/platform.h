@@ -43,6 +43,10 @@ class Platform {
   Status ProcessId(int32_t* out_pid) const;
   Status ReadFd(int fd, void* buf, size_t capacity, size_t* out_length) const;
   Status PageSize(size_t* out_size) const;
+  // The libdrm device of a render-node descriptor; UNSUPPORTED without the
+  // operation. Release is a no-op for a NULL handle.
+  Status AmdgpuDevice(int render_fd, void** out_handle) const;
+  void AmdgpuDeviceRelease(void* handle) const;
 
   uint32_t ioctl_retries() const { return ioctl_retries_; }
   const hke_platform& raw() const { return p_; }

@@ -22,7 +22,11 @@ bool ProcessChanged(const Context& ctx) {
 
 void CloseRenderNodes(Context& ctx) {
   DeviceState& d = ctx.device();
-  for (uint32_t i = 0; i < d.num_render; ++i) (void)ctx.platform().Close(&d.render[i].fd);
+  for (uint32_t i = 0; i < d.num_render; ++i) {
+    ctx.platform().AmdgpuDeviceRelease(d.render[i].amdgpu);
+    d.render[i].amdgpu = nullptr;
+    (void)ctx.platform().Close(&d.render[i].fd);
+  }
   d.num_render = 0;
 }
 
@@ -250,6 +254,45 @@ Status RenderNodeFd(Context& ctx, uint32_t minor, int* out_fd) {
     }
   }
   return FailedPrecondition();
+}
+
+Status AmdgpuDevice(Context& ctx, uint32_t minor, void** out_handle) {
+  if (out_handle == nullptr) return InvalidArgument();
+  int fd = -1;
+  {
+    LockGuard g(ctx.lock());
+    const DeviceState& d = ctx.device();
+    for (uint32_t i = 0; i < d.num_render; ++i) {
+      if (d.render[i].minor != minor) continue;
+      if (d.render[i].amdgpu != nullptr) {
+        *out_handle = d.render[i].amdgpu;
+        return Status::Ok();
+      }
+      fd = d.render[i].fd;
+    }
+  }
+  if (fd < 0) return FailedPrecondition();
+  // libdrm's initialisation issues its own ioctls: no lock is held across
+  // it. A thread that lost the race releases its reference.
+  void* h = nullptr;
+  HKE_RETURN_IF_ERROR(ctx.platform().AmdgpuDevice(fd, &h));
+  void* extra = nullptr;
+  void* result = nullptr;
+  {
+    LockGuard g(ctx.lock());
+    DeviceState& d = ctx.device();
+    for (uint32_t i = 0; i < d.num_render; ++i) {
+      if (d.render[i].minor != minor || d.render[i].fd != fd) continue;
+      if (d.render[i].amdgpu == nullptr) d.render[i].amdgpu = h;
+      else extra = h;
+      result = d.render[i].amdgpu;
+    }
+    if (result == nullptr) extra = h;  // the node was closed meanwhile
+  }
+  ctx.platform().AmdgpuDeviceRelease(extra);
+  if (result == nullptr) return FailedPrecondition();
+  *out_handle = result;
+  return Status::Ok();
 }
 
 bool LastReference(Context& ctx) {

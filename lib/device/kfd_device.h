@@ -73,6 +73,12 @@ Status OpenRenderNode(Context& ctx, uint32_t minor, bool* out_available);
 // is not open.
 Status RenderNodeFd(Context& ctx, uint32_t minor, int* out_fd);
 
+// The libdrm device of the open render node `minor` (platform
+// amdgpu_device), taken once per node and kept until the node's descriptor
+// is closed. UNSUPPORTED when the platform has no libdrm devices;
+// FAILED_PRECONDITION when the node is not open.
+Status AmdgpuDevice(Context& ctx, uint32_t minor, void** out_handle);
+
 // True when the next Close would close the device (one reference left and
 // not a forked child): the caller's last chance to release kernel objects.
 bool LastReference(Context& ctx);

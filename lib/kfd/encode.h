@@ -375,6 +375,120 @@ struct SnapshotResult {
 // entries were asked for) or larger than the sent stride.
 Status DecodeSnapshot(const DbgTrapArgs& sent, const DbgTrapArgs& reply, SnapshotResult* out);
 
+// DBG_TRAP ENABLE / DISABLE / SUSPEND_QUEUES (the library's own debugger
+// calls; hsaKmtDebugTrapIoctl passes other ops through unchecked).
+
+// pid nonzero, dbg_fd a descriptor (not negative), rinfo_ptr nonzero with
+// rinfo_size in [1, sizeof(RuntimeInfo) * 16] (the kernel copies at most
+// its own RuntimeInfo, 16 bytes today; a larger capacity leaves room for
+// growth) and the buffer end not wrapping.
+Status EncodeDbgTrapEnable(uint32_t pid, int32_t dbg_fd, uint64_t exception_mask,
+                           uint64_t rinfo_ptr, uint32_t rinfo_size, DbgTrapArgs* out);
+
+// The number of RuntimeInfo bytes the kernel wrote: min(sent capacity,
+// the size it reports). op, pid, the buffer and dbg_fd must come back
+// unchanged and the reported size must be nonzero (PROTOCOL).
+Status DecodeDbgTrapEnable(const DbgTrapArgs& sent, const DbgTrapArgs& reply,
+                           uint32_t* out_bytes);
+
+// pid nonzero. dbg_fd travels in the enable member as upstream sends it
+// (the kernel ignores it for DISABLE).
+Status EncodeDbgTrapDisable(uint32_t pid, int32_t dbg_fd, DbgTrapArgs* out);
+
+// `ids` is the user address of `count` uint32_t KFD queue ids (the kernel
+// writes status bits into them). count in [1, kMaxQueuesPerProcess]
+// (0 INVALID_ARGUMENT, above OUT_OF_RANGE), ids nonzero, the array end not
+// wrapping (OVERFLOW).
+Status EncodeDbgSuspendQueues(uint32_t pid, uint64_t ids, uint32_t count, uint64_t clear_mask,
+                              uint32_t grace_period, DbgTrapArgs* out);
+
+// Deprecated debugger buffers (0x0F DBG_ADDRESS_WATCH, 0x10
+// DBG_WAVE_CONTROL). Current kernels refuse both with EPERM; the library
+// still builds the packed layout upstream's thunk sends, into a caller
+// buffer: the 16-byte argument header, then the content the header's
+// content_ptr points at, unaligned and without padding. Pointer-sized
+// items are packed as 64-bit values (the KFD never served 32-bit
+// processes). `*out_bytes` is the whole size (= buf_size_in_bytes).
+
+// Content: operand u32, mode u32, trap id u32, the 8-byte wave message,
+// memory VA u64 (28 bytes; 44 with the header).
+struct LegacyWaveControl {
+  uint32_t gpu_id;
+  uint32_t operand;   // HSA_DBG_WAVEOP: 1..5
+  uint32_t mode;      // HSA_DBG_WAVEMODE: 0, 2 or 3
+  uint32_t trap_id;
+  uint64_t message;   // HsaDbgWaveMessageAMD, 8 bytes
+  uint64_t memory_va;
+};
+constexpr size_t kLegacyWaveControlBytes = sizeof(DbgWaveControlArgs) + 4 * 3 + 8 + 8;
+// Unknown operand or mode: INVALID_ARGUMENT; a buffer below
+// kLegacyWaveControlBytes: BUFFER_TOO_SMALL.
+Status BuildLegacyWaveControl(const LegacyWaveControl& req, void* buf, size_t capacity,
+                              size_t* out_bytes);
+
+// Content: count u32, `count` modes (u32), `count` addresses (u64),
+// `mask_items` masks (u64), `event_items` event pointers (u64).
+// mask_items is count (per-point masks) or 1 (one mask for all);
+// event_items is count or 0. count in [1, kLegacyMaxWatchPoints] (0:
+// INVALID_ARGUMENT, above: OUT_OF_RANGE); modes 0..3.
+constexpr uint32_t kLegacyMaxWatchPoints = 100;
+struct LegacyAddressWatch {
+  uint32_t gpu_id;
+  uint32_t count;
+  const uint32_t* modes;
+  const uint64_t* addresses;
+  const uint64_t* masks;
+  uint32_t mask_items;
+  const uint64_t* events;  // may be null with event_items 0
+  uint32_t event_items;
+};
+// Size of the request for `count` points with the given item counts
+// (checked; OVERFLOW cannot happen below the caps, but is reported).
+Status LegacyAddressWatchBytes(uint32_t count, uint32_t mask_items, uint32_t event_items,
+                               size_t* out_bytes);
+constexpr size_t kLegacyAddressWatchMaxBytes =
+    sizeof(DbgAddressWatchArgs) + 4 + kLegacyMaxWatchPoints * (4 + 8 + 8 + 8);
+Status BuildLegacyAddressWatch(const LegacyAddressWatch& req, void* buf, size_t capacity,
+                               size_t* out_bytes);
+
+// ---------------------------------------------------------------------------
+// Per-node calls: SET_MEMORY_POLICY, GET_CLOCK_COUNTERS, SET_TRAP_HANDLER
+// ---------------------------------------------------------------------------
+
+struct MemoryPolicyRequest {
+  uint32_t gpu_id;            // nonzero
+  uint32_t default_policy;    // kCachePolicy*
+  uint32_t alternate_policy;  // kCachePolicy*
+  uint64_t alternate_base;    // page aligned (0 with size 0: no alternate aperture)
+  uint64_t alternate_size;    // page multiple; base + size may not wrap
+  uint32_t misc_process_flag; // kProcFlag* bits (KFD 1.18), else 0
+  uint64_t page_size;         // kernel page size, or kDefaultPageSize
+};
+
+// Rejects gpu_id 0, a policy other than COHERENT/NONCOHERENT, an unaligned
+// base or size, a wrapping range (OVERFLOW), unknown process-flag bits.
+Status EncodeSetMemoryPolicy(const MemoryPolicyRequest& req, SetMemoryPolicyArgs* out);
+
+// gpu_id 0 is allowed: a CPU node asks for the CPU clocks only (the kernel
+// then reports a GPU counter of 0).
+Status EncodeGetClockCounters(uint32_t gpu_id, GetClockCountersArgs* out);
+
+struct ClockSample {
+  uint64_t gpu;        // GPU counter (0 for a CPU node)
+  uint64_t cpu;        // CLOCK_MONOTONIC_RAW, ns
+  uint64_t system;     // CLOCK_BOOTTIME, ns
+  uint64_t frequency;  // Hz of the system counter
+};
+
+// gpu_id must come back unchanged and the frequency must be nonzero
+// (PROTOCOL); a CPU node's request must not yield a GPU counter.
+Status DecodeGetClockCounters(const GetClockCountersArgs& sent, const GetClockCountersArgs& reply,
+                              ClockSample* out);
+
+// gpu_id nonzero; the addresses pass through (the kernel does not check
+// them either; 0 clears the handler).
+Status EncodeSetTrapHandler(uint32_t gpu_id, uint64_t tba, uint64_t tma, SetTrapHandlerArgs* out);
+
 // ---------------------------------------------------------------------------
 // PC sampling (0x85) and SPM (0x84), DKMS kernels only
 // ---------------------------------------------------------------------------

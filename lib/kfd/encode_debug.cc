@@ -132,6 +132,159 @@ Status DecodeSnapshot(const DbgTrapArgs& sent, const DbgTrapArgs& reply, Snapsho
 }
 
 // ---------------------------------------------------------------------------
+// DBG_TRAP ENABLE / DISABLE / SUSPEND_QUEUES
+// ---------------------------------------------------------------------------
+
+// Largest RuntimeInfo capacity a caller may offer: room for the kernel's
+// structure to grow, small enough to stay a sane stack or context buffer.
+constexpr uint32_t kMaxRuntimeInfoBytes = static_cast<uint32_t>(sizeof(RuntimeInfo)) * 16u;
+
+Status EncodeDbgTrapEnable(uint32_t pid, int32_t dbg_fd, uint64_t exception_mask,
+                           uint64_t rinfo_ptr, uint32_t rinfo_size, DbgTrapArgs* out) {
+  if (out == nullptr || pid == 0 || dbg_fd < 0 || rinfo_ptr == 0) return InvalidArgument();
+  if (rinfo_size == 0 || rinfo_size > kMaxRuntimeInfoBytes) return InvalidArgument();
+  if (!RangeFits(rinfo_ptr, rinfo_size)) return Overflow();
+  DbgTrapArgs a{};
+  a.pid = pid;
+  a.op = kDbgTrapEnable;
+  a.enable.exception_mask = exception_mask;
+  a.enable.rinfo_ptr = rinfo_ptr;
+  a.enable.rinfo_size = rinfo_size;
+  a.enable.dbg_fd = static_cast<uint32_t>(dbg_fd);
+  *out = a;
+  return Status::Ok();
+}
+
+Status DecodeDbgTrapEnable(const DbgTrapArgs& sent, const DbgTrapArgs& reply,
+                           uint32_t* out_bytes) {
+  if (out_bytes == nullptr || sent.op != kDbgTrapEnable) return InvalidArgument();
+  if (reply.op != sent.op || reply.pid != sent.pid ||
+      reply.enable.rinfo_ptr != sent.enable.rinfo_ptr ||
+      reply.enable.dbg_fd != sent.enable.dbg_fd || reply.enable.rinfo_size == 0) {
+    return Protocol();
+  }
+  const uint32_t cap = sent.enable.rinfo_size;
+  *out_bytes = reply.enable.rinfo_size < cap ? reply.enable.rinfo_size : cap;
+  return Status::Ok();
+}
+
+Status EncodeDbgTrapDisable(uint32_t pid, int32_t dbg_fd, DbgTrapArgs* out) {
+  if (out == nullptr || pid == 0 || dbg_fd < 0) return InvalidArgument();
+  DbgTrapArgs a{};
+  a.pid = pid;
+  a.op = kDbgTrapDisable;
+  a.enable.dbg_fd = static_cast<uint32_t>(dbg_fd);
+  *out = a;
+  return Status::Ok();
+}
+
+Status EncodeDbgSuspendQueues(uint32_t pid, uint64_t ids, uint32_t count, uint64_t clear_mask,
+                              uint32_t grace_period, DbgTrapArgs* out) {
+  if (out == nullptr || pid == 0 || ids == 0 || count == 0) return InvalidArgument();
+  if (count > kMaxQueuesPerProcess) return OutOfRange();
+  if (!internal::ArrayFits(ids, count, sizeof(uint32_t))) return Overflow();
+  DbgTrapArgs a{};
+  a.pid = pid;
+  a.op = kDbgTrapSuspendQueues;
+  a.suspend_queues.exception_mask = clear_mask;
+  a.suspend_queues.queue_array_ptr = ids;
+  a.suspend_queues.num_queues = count;
+  a.suspend_queues.grace_period = grace_period;
+  *out = a;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
+// Deprecated DBG_WAVE_CONTROL / DBG_ADDRESS_WATCH buffers
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Appends `n` bytes at `*pos` (the caller sized the buffer).
+void Put(unsigned char* base, size_t* pos, const void* src, size_t n) {
+  const auto* s = static_cast<const unsigned char*>(src);
+  for (size_t i = 0; i < n; ++i) base[*pos + i] = s[i];
+  *pos += n;
+}
+
+template <typename Header>
+void PutHeader(unsigned char* base, uint32_t gpu_id, size_t bytes) {
+  Header h{};
+  h.content_ptr = static_cast<uint64_t>(reinterpret_cast<uintptr_t>(base + sizeof(Header)));
+  h.gpu_id = gpu_id;
+  h.buf_size_in_bytes = static_cast<uint32_t>(bytes);
+  size_t pos = 0;
+  Put(base, &pos, &h, sizeof(h));
+}
+
+}  // namespace
+
+Status BuildLegacyWaveControl(const LegacyWaveControl& req, void* buf, size_t capacity,
+                              size_t* out_bytes) {
+  if (buf == nullptr || out_bytes == nullptr) return InvalidArgument();
+  if (req.operand < 1 || req.operand > 5) return InvalidArgument();
+  if (req.mode != 0 && req.mode != 2 && req.mode != 3) return InvalidArgument();
+  if (capacity < kLegacyWaveControlBytes) return BufferTooSmall();
+  auto* b = static_cast<unsigned char*>(buf);
+  size_t pos = sizeof(DbgWaveControlArgs);
+  Put(b, &pos, &req.operand, 4);
+  Put(b, &pos, &req.mode, 4);
+  Put(b, &pos, &req.trap_id, 4);
+  Put(b, &pos, &req.message, 8);
+  Put(b, &pos, &req.memory_va, 8);
+  PutHeader<DbgWaveControlArgs>(b, req.gpu_id, pos);
+  *out_bytes = pos;
+  return Status::Ok();
+}
+
+Status LegacyAddressWatchBytes(uint32_t count, uint32_t mask_items, uint32_t event_items,
+                               size_t* out_bytes) {
+  if (out_bytes == nullptr) return InvalidArgument();
+  size_t per_point = 0;
+  size_t masks = 0;
+  size_t events = 0;
+  size_t total = sizeof(DbgAddressWatchArgs) + 4;
+  if (!CheckedMul(static_cast<size_t>(count), size_t{12}, &per_point) ||
+      !CheckedMul(static_cast<size_t>(mask_items), size_t{8}, &masks) ||
+      !CheckedMul(static_cast<size_t>(event_items), size_t{8}, &events) ||
+      !CheckedAdd(total, per_point, &total) || !CheckedAdd(total, masks, &total) ||
+      !CheckedAdd(total, events, &total)) {
+    return Overflow();
+  }
+  *out_bytes = total;
+  return Status::Ok();
+}
+
+Status BuildLegacyAddressWatch(const LegacyAddressWatch& req, void* buf, size_t capacity,
+                               size_t* out_bytes) {
+  if (buf == nullptr || out_bytes == nullptr || req.count == 0) return InvalidArgument();
+  if (req.count > kLegacyMaxWatchPoints) return OutOfRange();
+  if (req.modes == nullptr || req.addresses == nullptr || req.masks == nullptr) {
+    return InvalidArgument();
+  }
+  if (req.mask_items != 1 && req.mask_items != req.count) return InvalidArgument();
+  if (req.event_items != 0 && (req.event_items != req.count || req.events == nullptr)) {
+    return InvalidArgument();
+  }
+  for (uint32_t i = 0; i < req.count; ++i) {
+    if (req.modes[i] > 3) return InvalidArgument();
+  }
+  size_t bytes = 0;
+  HKE_RETURN_IF_ERROR(LegacyAddressWatchBytes(req.count, req.mask_items, req.event_items, &bytes));
+  if (capacity < bytes) return BufferTooSmall();
+  auto* b = static_cast<unsigned char*>(buf);
+  size_t pos = sizeof(DbgAddressWatchArgs);
+  Put(b, &pos, &req.count, 4);
+  for (uint32_t i = 0; i < req.count; ++i) Put(b, &pos, &req.modes[i], 4);
+  for (uint32_t i = 0; i < req.count; ++i) Put(b, &pos, &req.addresses[i], 8);
+  for (uint32_t i = 0; i < req.mask_items; ++i) Put(b, &pos, &req.masks[i], 8);
+  for (uint32_t i = 0; i < req.event_items; ++i) Put(b, &pos, &req.events[i], 8);
+  PutHeader<DbgAddressWatchArgs>(b, req.gpu_id, pos);
+  *out_bytes = pos;
+  return Status::Ok();
+}
+
+// ---------------------------------------------------------------------------
 // PC_SAMPLE
 // ---------------------------------------------------------------------------
 

@@ -345,6 +345,18 @@ int MarketingName(void* self, uint32_t device_id, uint32_t revision, char* buf, 
   return s->inner_ops->marketing_name(s->inner_self, device_id, revision, buf, capacity);
 }
 
+// libdrm's device handle: passed through (libdrm's own ioctls on the render
+// node do not go through the platform table).
+int AmdgpuDevice(void* self, int render_fd, void** out_handle) {
+  FaultsState* s = StateOf(self);
+  return s->inner_ops->amdgpu_device(s->inner_self, render_fd, out_handle);
+}
+
+void AmdgpuDeviceRelease(void* self, void* handle) {
+  FaultsState* s = StateOf(self);
+  s->inner_ops->amdgpu_device_release(s->inner_self, handle);
+}
+
 }  // namespace
 
 extern "C" uint32_t hke_faults_parse(const char* spec, size_t len, hke_faults_rule* out_rules,
@@ -453,7 +465,7 @@ extern "C" int hke_faults_init(hke_faults* faults, hke_platform inner) {
   static const hke_platform_ops kOwn = {
       sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
-      ProcessId, ReadFd, PageSize, MarketingName,
+      ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

@@ -14,6 +14,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#ifdef HKE_HAVE_LIBDRM
+#include <amdgpu.h>
+#endif
+
 #include <atomic>
 #include <climits>
 #include <cstring>
@@ -366,6 +370,26 @@ int MarketingName(void*, uint32_t device_id, uint32_t revision, char* buf, size_
   return result;
 }
 
+#ifdef HKE_HAVE_LIBDRM
+// libdrm_amdgpu keeps one device per DRM file and counts references, so a
+// second initialisation of the same descriptor returns the same handle.
+int AmdgpuDevice(void*, int render_fd, void** out_handle) {
+  if (out_handle == nullptr || render_fd < 0) return EINVAL;
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  amdgpu_device_handle h = nullptr;
+  const int r = amdgpu_device_initialize(render_fd, &major, &minor, &h);
+  if (r != 0) return r < 0 ? -r : EIO;
+  if (h == nullptr) return EIO;
+  *out_handle = h;
+  return 0;
+}
+
+void AmdgpuDeviceRelease(void*, void* handle) {
+  if (handle != nullptr) (void)amdgpu_device_deinitialize(static_cast<amdgpu_device_handle>(handle));
+}
+#endif
+
 const hke_platform_ops kLinuxOps = {
     sizeof(hke_platform_ops),
     HKE_PLATFORM_ABI_VERSION,
@@ -383,6 +407,13 @@ const hke_platform_ops kLinuxOps = {
     ReadFd,
     PageSize,
     MarketingName,
+#ifdef HKE_HAVE_LIBDRM
+    AmdgpuDevice,
+    AmdgpuDeviceRelease,
+#else
+    nullptr,
+    nullptr,
+#endif
 };
 
 }  // namespace

@@ -40,11 +40,15 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   HKE_COPY_OP_(read_fd)
   HKE_COPY_OP_(page_size)
   HKE_COPY_OP_(marketing_name)
+  HKE_COPY_OP_(amdgpu_device)
+  HKE_COPY_OP_(amdgpu_device_release)
 #undef HKE_COPY_OP_
   if (ops.open == nullptr || ops.close == nullptr || ops.ioctl == nullptr ||
       ops.read_file == nullptr) {
     return false;
   }
+  // A device handle that cannot be released is not offered.
+  if (ops.amdgpu_device_release == nullptr) ops.amdgpu_device = nullptr;
   ops.struct_size = sizeof(hke_platform_ops);
   ops.abi_version = HKE_PLATFORM_ABI_VERSION;
   *out = ops;
@@ -70,6 +74,8 @@ inline hke_platform_ops DecoratedOps(const hke_platform_ops& own, const hke_plat
   HKE_MASK_OP_(read_fd)
   HKE_MASK_OP_(page_size)
   HKE_MASK_OP_(marketing_name)
+  HKE_MASK_OP_(amdgpu_device)
+  HKE_MASK_OP_(amdgpu_device_release)
 #undef HKE_MASK_OP_
   return ops;
 }

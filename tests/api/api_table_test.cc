@@ -58,67 +58,6 @@ struct StubCall {
 };
 
 const StubCall kStubCalls[] = {
-    {"hsaKmtModelEnabled", [](void* p) { return hsaKmtModelEnabled(static_cast<bool*>(p)); }},
-    {"hsaKmtGetAMDGPUDeviceHandle",
-     [](void* p) {
-       return hsaKmtGetAMDGPUDeviceHandle(0, static_cast<HsaAMDGPUDeviceHandle*>(p));
-     }},
-    {"hsaKmtReportQueue",
-     [](void* p) { return hsaKmtReportQueue(0, static_cast<HsaQueueReport*>(p)); }},
-    {"hsaKmtSetMemoryPolicy", [](void* p) { return hsaKmtSetMemoryPolicy(0, 0, 0, p, 0); }},
-    {"hsaKmtProcessVMRead",
-     [](void* p) {
-       return hsaKmtProcessVMRead(0, static_cast<HsaMemoryRange*>(p), 0,
-                                  static_cast<HsaMemoryRange*>(p), 0, static_cast<HSAuint64*>(p));
-     }},
-    {"hsaKmtProcessVMWrite",
-     [](void* p) {
-       return hsaKmtProcessVMWrite(0, static_cast<HsaMemoryRange*>(p), 0,
-                                   static_cast<HsaMemoryRange*>(p), 0, static_cast<HSAuint64*>(p));
-     }},
-    {"hsaKmtMapGraphicHandle",
-     [](void* p) { return hsaKmtMapGraphicHandle(0, 0, 0, 0, 0, static_cast<HSAuint64*>(p)); }},
-    {"hsaKmtDbgRegister", [](void*) { return hsaKmtDbgRegister(0); }},
-    {"hsaKmtDbgUnregister", [](void*) { return hsaKmtDbgUnregister(0); }},
-    {"hsaKmtDbgWavefrontControl",
-     [](void* p) {
-       return hsaKmtDbgWavefrontControl(0, HSA_DBG_WAVEOP_HALT, HSA_DBG_WAVEMODE_SINGLE, 0,
-                                        static_cast<HsaDbgWaveMessage*>(p));
-     }},
-    {"hsaKmtDbgAddressWatch",
-     [](void* p) {
-       return hsaKmtDbgAddressWatch(0, 0, static_cast<HSA_DBG_WATCH_MODE*>(p),
-                                    static_cast<void**>(p), static_cast<HSAuint64*>(p),
-                                    static_cast<HsaEvent**>(p));
-     }},
-    {"hsaKmtRuntimeEnable", [](void* p) { return hsaKmtRuntimeEnable(p, false); }},
-    {"hsaKmtRuntimeDisable", [](void*) { return hsaKmtRuntimeDisable(); }},
-    {"hsaKmtGetRuntimeCapabilities",
-     [](void* p) { return hsaKmtGetRuntimeCapabilities(static_cast<HSAuint32*>(p)); }},
-    {"hsaKmtDbgEnable",
-     [](void* p) { return hsaKmtDbgEnable(static_cast<void**>(p), static_cast<HSAuint32*>(p)); }},
-    {"hsaKmtDbgDisable", [](void*) { return hsaKmtDbgDisable(); }},
-    {"hsaKmtDbgGetDeviceData",
-     [](void* p) {
-       return hsaKmtDbgGetDeviceData(static_cast<void**>(p), static_cast<HSAuint32*>(p),
-                                     static_cast<HSAuint32*>(p));
-     }},
-    {"hsaKmtDbgGetQueueData",
-     [](void* p) {
-       return hsaKmtDbgGetQueueData(static_cast<void**>(p), static_cast<HSAuint32*>(p),
-                                    static_cast<HSAuint32*>(p), false);
-     }},
-    {"hsaKmtCheckRuntimeDebugSupport", [](void*) { return hsaKmtCheckRuntimeDebugSupport(); }},
-    {"hsaKmtDebugTrapIoctl",
-     [](void* p) {
-       return hsaKmtDebugTrapIoctl(static_cast<struct kfd_ioctl_dbg_trap_args*>(p),
-                                   static_cast<HSA_QUEUEID*>(p), static_cast<HSAuint64*>(p));
-     }},
-    {"hsaKmtGetClockCounters",
-     [](void* p) { return hsaKmtGetClockCounters(0, static_cast<HsaClockCounters*>(p)); }},
-    {"hsaKmtSetTrapHandler", [](void* p) { return hsaKmtSetTrapHandler(0, p, 0, p, 0); }},
-    {"hsaKmtGetTileConfig",
-     [](void* p) { return hsaKmtGetTileConfig(0, static_cast<HsaGpuTileConfig*>(p)); }},
     {"hsaKmtPmcGetCounterProperties",
      [](void* p) {
        return hsaKmtPmcGetCounterProperties(0, static_cast<HsaCounterProperties**>(p));

@@ -24,15 +24,18 @@ namespace hketest {
 
 class SimBoard {
  public:
-  // `tree` names a fixture under ../shared/fixtures/topology, else `board`
-  // a built-in board. `flags` are hke_config flags.
+  // `tree` names a fixture under ../shared/fixtures/topology (or is an
+  // absolute path to a tree), else `board` a built-in board. `flags` are
+  // hke_config flags.
   SimBoard(const char* tree, const char* board, uint32_t flags = 0, uint32_t kfd_minor = 0) {
     std::string dir;
     kfdsim_options o{};
     o.struct_size = sizeof(o);
     o.kfd_minor = kfd_minor;
     if (tree != nullptr) {
-      dir = std::string(HKE_SHARED_DIR) + "/fixtures/topology/" + tree;
+      // An absolute path names a tree a test prepared itself.
+      dir = tree[0] == '/' ? std::string(tree)
+                           : std::string(HKE_SHARED_DIR) + "/fixtures/topology/" + tree;
       o.tree_dir = dir.c_str();
     } else {
       o.board_name = board;

@@ -79,7 +79,11 @@ int Simulator::Bind(int gpu) const {
 // Aperture layout of kfd_flat_memory.c: gfx9 and later program LDS and
 // scratch through the top 16 bits (1 << 48, 2 << 48, 4 GiB each) and give
 // a canonical SVM range above the kernel's reserved 16 MiB; gfx7/8 use the
-// 1 << 61 hole and, on APUs, a non-canonical GPUVM aperture per node.
+// 1 << 61 hole for LDS and scratch and a canonical 40-bit SVM range. Since
+// amdkfd dropped its IOMMUv2 path (kfd_init_apertures_vi lost the
+// use_iommu_v2 branch) gfx7/8 APUs get that SVM range too; the per-node
+// non-canonical GPUVM aperture they had before ((node + 1) << 61) is gone,
+// and the simulator follows current kernels.
 void Simulator::FillApertures(int gpu, k::ProcessDeviceApertures* out) const {
   const GpuDesc& d = board_.desc.gpus[static_cast<size_t>(gpu)];
   std::memset(out, 0, sizeof(*out));
@@ -92,13 +96,8 @@ void Simulator::FillApertures(int gpu, k::ProcessDeviceApertures* out) const {
     out->lds_base = 1ull << 61;
     out->scratch_base = (1ull << 61) + 0x100000000ull;
     const uint64_t vm_size = 1ull << 40;
-    if (!d.is_apu) {
-      out->gpuvm_base = kSvmUserBase;
-      out->gpuvm_limit = vm_size - 1;
-    } else {
-      out->gpuvm_base = (static_cast<uint64_t>(d.node_id + 1) << 61) + 0x1000000000000ull;
-      out->gpuvm_limit = (out->gpuvm_base & 0xFFFFFF0000000000ull) + vm_size - 1;
-    }
+    out->gpuvm_base = kSvmUserBase;
+    out->gpuvm_limit = vm_size - 1;
   }
   out->lds_limit = (out->lds_base & 0xFFFFFFFF00000000ull) | 0xFFFFFFFFull;
   out->scratch_limit = (out->scratch_base & 0xFFFFFFFF00000000ull) | 0xFFFFFFFFull;

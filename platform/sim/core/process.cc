@@ -27,9 +27,26 @@
 //    gfx950), else EPERM (the module default noretry=1 is assumed).
 //  - CRIU_OP -> EACCES (the simulated process has no CAP_CHECKPOINT_RESTORE).
 //  - RUNTIME_ENABLE: enable twice -> EBUSY, with queues -> EEXIST; disable
-//    always succeeds; capabilities_mask is left as passed.
-//  - DBG_TRAP (0x26) and the DKMS DBG_TRAP 0x82 -> EINVAL (no debugger is
-//    simulated; Debian's 5.2.3 thunk and ROCR tolerate it).
+//    always succeeds; capabilities_mask is left as passed. r_debug and the
+//    TTMP bit are kept for DBG_TRAP ENABLE's runtime info.
+//  - DBG_TRAP (0x26), the kernel's order: a pid other than the caller's ->
+//    ESRCH (the simulator serves one process and has no ptrace parent);
+//    any op but ENABLE before ENABLE -> EINVAL; wave-launch, suspend,
+//    resume, address-watch and set-flags ops without RUNTIME_ENABLE ->
+//    EPERM. ENABLE: twice -> EALREADY, a pre-SOC15 GPU -> ENODEV, dbg_fd
+//    not a simulated /dev/kfd -> EBADF, the runtime info (r_debug, state,
+//    ttmp) copied up to rinfo_size (EFAULT on a bad pointer) and rinfo_size
+//    set to 16. DISABLE clears it. GET_QUEUE_SNAPSHOT / GET_DEVICE_SNAPSHOT:
+//    entry_size 0 -> EINVAL; entry_size clamped to the kernel's entry
+//    (64 / 120 bytes) and that many bytes written per entry, at the
+//    caller's stride, for min(count asked, count present) entries (EFAULT);
+//    the count present returned. SUSPEND_QUEUES /
+//    RESUME_QUEUES: at most 1024 ids read (EFAULT); an unknown id gets the
+//    INVALID bit (1 << 30) written back, a queue already in the asked state
+//    the ERROR bit (1 << 31); other queues change state. Other ops ->
+//    EINVAL (not simulated). Positive return values (the kernel's count of
+//    queues changed) cannot cross the platform table; the call returns 0.
+//  - The DKMS DBG_TRAP 0x82 -> EINVAL (Debian's 5.2.3 thunk tolerates it).
 //  - CREATE_PROCESS -> EINVAL (secondary processes are not simulated).
 //
 // Threading: state under proc_mu_.
@@ -313,10 +330,158 @@ int Simulator::IocRuntimeEnable(IoctlCtx&, void* d) {
   if (runtime_enabled_) return EBUSY;
   if (!queues_.empty()) return EEXIST;
   runtime_enabled_ = true;
+  runtime_r_debug_ = a->r_debug;
+  runtime_ttmp_ = (a->mode_mask & k::kRuntimeEnableModeTtmpSave) != 0;
   return 0;
 }
 
-int Simulator::IocDbgTrap(IoctlCtx&, void*) { return EINVAL; }
+namespace {
+
+constexpr uint32_t kQueueErrorBit = 1u << 31;    // KFD_DBG_QUEUE_ERROR_MASK
+constexpr uint32_t kQueueInvalidBit = 1u << 30;  // KFD_DBG_QUEUE_INVALID_MASK
+
+bool NeedsRuntime(uint32_t op) {
+  return op == k::kDbgTrapSetWaveLaunchOverride || op == k::kDbgTrapSetWaveLaunchMode ||
+         op == k::kDbgTrapSuspendQueues || op == k::kDbgTrapResumeQueues ||
+         op == k::kDbgTrapSetNodeAddressWatch || op == k::kDbgTrapClearNodeAddressWatch ||
+         op == k::kDbgTrapSetFlags;
+}
+
+}  // namespace
+
+int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
+  auto* a = static_cast<k::DbgTrapArgs*>(d);
+  if (a->pid != static_cast<uint32_t>(getpid())) return ESRCH;
+  // The debugger's descriptor is checked before the process lock (LookupFd
+  // takes the device lock).
+  int dbg_fd_error = 0;
+  if (a->op == k::kDbgTrapEnable) {
+    IoctlCtx fc;
+    const int r = LookupFd(static_cast<int>(a->enable.dbg_fd), &fc);
+    if (r != 0 || fc.kind != DevKind::kKfd) dbg_fd_error = EBADF;
+  }
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  if (a->op != k::kDbgTrapEnable && !debug_trap_enabled_) return EINVAL;
+  if (!runtime_enabled_ && NeedsRuntime(a->op)) return EPERM;
+  switch (a->op) {
+    case k::kDbgTrapEnable: {
+      if (debug_trap_enabled_) return EALREADY;
+      for (size_t g = 0; g < board_.desc.gpus.size(); ++g) {
+        if (!IsSoc15(static_cast<int>(g))) return ENODEV;
+      }
+      if (dbg_fd_error != 0) return dbg_fd_error;
+      k::RuntimeInfo info{};
+      info.r_debug = runtime_r_debug_;
+      info.runtime_state = runtime_enabled_ ? k::kRuntimeStateEnabled : k::kRuntimeStateDisabled;
+      info.ttmp_setup = runtime_ttmp_ ? 1 : 0;
+      const size_t n = std::min<size_t>(a->enable.rinfo_size, sizeof(info));
+      if (n != 0 && UserWrite(a->enable.rinfo_ptr, &info, n) != 0) return EFAULT;
+      a->enable.rinfo_size = static_cast<uint32_t>(sizeof(info));
+      debug_trap_enabled_ = true;
+      debug_exception_mask_ = a->enable.exception_mask;
+      return 0;
+    }
+    case k::kDbgTrapDisable:
+      debug_trap_enabled_ = false;
+      debug_exception_mask_ = 0;
+      suspended_queues_.clear();
+      return 0;
+    case k::kDbgTrapSuspendQueues:
+    case k::kDbgTrapResumeQueues: {
+      const bool suspend = a->op == k::kDbgTrapSuspendQueues;
+      const uint32_t n = suspend ? a->suspend_queues.num_queues : a->resume_queues.num_queues;
+      const uint64_t ptr =
+          suspend ? a->suspend_queues.queue_array_ptr : a->resume_queues.queue_array_ptr;
+      if (n > 1024) return EINVAL;
+      std::vector<uint32_t> ids(n);
+      if (n != 0 && UserRead(ids.data(), ptr, n * sizeof(uint32_t)) != 0) return EFAULT;
+      for (uint32_t& id : ids) {
+        const uint32_t q = id & ~(kQueueErrorBit | kQueueInvalidBit);
+        if (queues_.count(q) == 0) {
+          id = q | kQueueInvalidBit;
+          continue;
+        }
+        auto it = std::find(suspended_queues_.begin(), suspended_queues_.end(), q);
+        const bool is_suspended = it != suspended_queues_.end();
+        if (is_suspended == suspend) {
+          id = q | kQueueErrorBit;
+          continue;
+        }
+        if (suspend) suspended_queues_.push_back(q);
+        else suspended_queues_.erase(it);
+        id = q;
+      }
+      if (n != 0 && UserWrite(ptr, ids.data(), n * sizeof(uint32_t)) != 0) return EFAULT;
+      return 0;
+    }
+    case k::kDbgTrapGetQueueSnapshot: {
+      k::DbgTrapQueueSnapshotArgs& q = a->queue_snapshot;
+      const uint32_t asked = q.num_queues;
+      q.num_queues = 0;
+      if (q.entry_size == 0) return EINVAL;
+      const uint64_t stride = q.entry_size;  // the caller's, even when larger than ours
+      q.entry_size = std::min<uint32_t>(q.entry_size, sizeof(k::QueueSnapshotEntry));
+      for (const auto& [id, queue] : queues_) {
+        if (q.num_queues < asked) {
+          k::QueueSnapshotEntry e{};
+          e.ring_base_address = queue.view.ring_base_address;
+          e.write_pointer_address = queue.view.write_pointer_address;
+          e.read_pointer_address = queue.view.read_pointer_address;
+          e.ctx_save_restore_address = queue.ctx_save_restore_address;
+          e.queue_id = id;
+          e.gpu_id = queue.view.gpu_id;
+          e.ring_size = queue.view.ring_size;
+          e.queue_type = queue.view.queue_type;
+          e.ctx_save_restore_area_size = queue.ctx_save_restore_size;
+          const uint64_t dst = q.snapshot_buf_ptr + uint64_t{q.num_queues} * stride;
+          if (UserWrite(dst, &e, q.entry_size) != 0) return EFAULT;
+        }
+        q.num_queues += 1;
+      }
+      return 0;
+    }
+    case k::kDbgTrapGetDeviceSnapshot: {
+      k::DbgTrapDeviceSnapshotArgs& s = a->device_snapshot;
+      if (s.entry_size == 0) return EINVAL;
+      const auto present = static_cast<uint32_t>(board_.desc.gpus.size());
+      const uint32_t n = std::min(s.num_devices, present);
+      s.num_devices = present;
+      const uint64_t stride = s.entry_size;  // the caller's, even when larger than ours
+      s.entry_size = std::min<uint32_t>(s.entry_size, sizeof(k::DbgDeviceInfoEntry));
+      for (uint32_t i = 0; i < n; ++i) {
+        const GpuDesc& g = board_.desc.gpus[i];
+        k::ProcessDeviceApertures ap{};
+        FillApertures(static_cast<int>(i), &ap);
+        k::DbgDeviceInfoEntry e{};
+        e.lds_base = ap.lds_base;
+        e.lds_limit = ap.lds_limit;
+        e.scratch_base = ap.scratch_base;
+        e.scratch_limit = ap.scratch_limit;
+        e.gpuvm_base = ap.gpuvm_base;
+        e.gpuvm_limit = ap.gpuvm_limit;
+        e.gpu_id = g.gpu_id;
+        e.location_id = g.location_id;
+        e.vendor_id = g.vendor_id;
+        e.device_id = g.device_id;
+        e.revision_id = g.pci_rev;
+        e.gfx_target_version = g.gfx_target_version;
+        e.simd_count = g.simd_count;
+        e.max_waves_per_simd = g.max_waves_per_simd;
+        e.array_count = g.array_count;
+        e.simd_arrays_per_engine = g.simd_arrays_per_engine;
+        e.num_xcc = g.num_xcc;
+        e.capability = g.capability;
+        e.debug_prop = g.debug_prop;
+        if (UserWrite(s.snapshot_buf_ptr + uint64_t{i} * stride, &e, s.entry_size) != 0) {
+          return EFAULT;
+        }
+      }
+      return 0;
+    }
+    default:
+      return EINVAL;
+  }
+}
 
 int Simulator::IocCreateProcess(IoctlCtx&, void*) { return EINVAL; }
 

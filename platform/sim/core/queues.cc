@@ -163,6 +163,9 @@ int Simulator::IocDestroyQueue(IoctlCtx&, void* d) {
     gpus_[static_cast<size_t>(it->second.gpu)].doorbell_used[it->second.doorbell_id] = false;
   }
   queue_ids_.Release(it->first);
+  suspended_queues_.erase(
+      std::remove(suspended_queues_.begin(), suspended_queues_.end(), it->first),
+      suspended_queues_.end());
   queues_.erase(it);
   return 0;
 }

@@ -465,6 +465,13 @@ class Simulator {
   void SmiResetLocked();
   bool xnack_enabled_ = false;
   bool runtime_enabled_ = false;
+  uint64_t runtime_r_debug_ = 0;
+  bool runtime_ttmp_ = false;
+  // DBG_TRAP state (process.cc): debug trapping of the calling process,
+  // its exception mask, and the queues SUSPEND_QUEUES stopped.
+  bool debug_trap_enabled_ = false;
+  uint64_t debug_exception_mask_ = 0;
+  std::vector<uint32_t> suspended_queues_;
   // Event page (under proc_mu_ for the handle, ev_mu_ for the slots).
   uint64_t event_page_handle_ = 0;  // user BO handle (dGPU), 0 when none
 

@@ -171,6 +171,9 @@ const hke_platform_ops kSimOps = {
     sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
     Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
     ProcessId, ReadFd, PageSize, MarketingName,
+    // No libdrm device handles: the simulated render nodes answer DRM
+    // ioctls only through this table, which libdrm cannot use.
+    nullptr, nullptr,
 };
 
 }  // namespace
