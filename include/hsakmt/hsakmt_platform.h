@@ -35,7 +35,9 @@
 extern "C" {
 #endif
 
-/* Version of the table layout; bumped when operations are appended. */
+/* Version of the table layout. Appending operations does not change it
+ * (struct_size tells which ones a port has); it changes only for a layout
+ * that older ports cannot be read as. */
 #define HKE_PLATFORM_ABI_VERSION 1u
 
 /* Open flags (portable). */
