@@ -117,14 +117,15 @@ if [ "$instructions" = 1 ]; then
       fi
       for lib in ours debian; do
         echo "run.sh: callgrind $label $c $lib" >&2
-        cg=$out/callgrind.$label.$c.$lib.out
+        # A variant's slash would name a directory: callgrind.<target>.<family>_<variant>...
+        cg=$out/callgrind.$label.${c//\//_}.$lib.out
         tmp=$out/callgrind.records.tmp
         : >"$tmp"
         if ! run_on "$t" valgrind --tool=callgrind --callgrind-out-file="$cg" \
             --toggle-collect="hke_bench_measured_$lib" \
             "$bench" --only "$lib" --case "$c" --iterations "$cg_iterations" \
-            --records "$tmp" --no-header >/dev/null 2>"$out/callgrind.$label.$c.$lib.log"; then
-          echo "run.sh: callgrind run failed (see $out/callgrind.$label.$c.$lib.log)" >&2
+            --records "$tmp" --no-header >/dev/null 2>"${cg%.out}.log"; then
+          echo "run.sh: callgrind run failed (see ${cg%.out}.log)" >&2
           status=1
           continue
         fi
