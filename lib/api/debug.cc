@@ -14,6 +14,7 @@
 // The legacy calls (DbgRegister, DbgUnregister, DbgWavefrontControl,
 // DbgAddressWatch) still issue their deprecated ioctls as upstream does;
 // current kernels answer EPERM, which is ERROR here as there.
+#include "lib/api/entry.h"
 #include "lib/debug/debug.h"
 
 #include "hsakmt/hsakmt.h"
@@ -21,23 +22,10 @@
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 
-namespace {
-
-hke::Context* Default() {
-  hke_context* c = hke_default_context();
-  return c != nullptr ? &c->impl : nullptr;
-}
-
-constexpr HSAKMT_STATUS kNoContext = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
-
-HSAKMT_STATUS KernelCallStatus(hke::Status s) {
-  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
-  return hke::api::ToHsakmt(s);
-}
-
-uint64_t Addr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
-
-}  // namespace
+using hke::api::Default;
+using hke::api::KernelCallStatus;
+using hke::api::Addr;
+using hke::api::kNoContext;
 
 extern "C" {
 

@@ -14,19 +14,17 @@
 // NOT_SUPPORTED, a node without a GPU INVALID_NODE_UNIT, a kernel refusal
 // ERROR (upstream).
 #include "hsakmt/hsakmt.h"
+#include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 #include "lib/events/events.h"
 
+using hke::api::Default;
+using hke::api::KernelCallStatus;
+using hke::api::kNoContext;
+
 namespace {
-
-hke::Context* Default() {
-  hke_context* c = hke_default_context();
-  return c != nullptr ? &c->impl : nullptr;
-}
-
-constexpr HSAKMT_STATUS kNoContext = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
 
 HSAKMT_STATUS WaitStatus(hke::Status s) {
   if (s.is_errno(hke::err::kEIO)) return HSAKMT_STATUS_WAIT_FAILURE;
@@ -34,11 +32,6 @@ HSAKMT_STATUS WaitStatus(hke::Status s) {
 }
 
 // Upstream reports any kernel refusal of Set/Reset/Destroy as ERROR.
-HSAKMT_STATUS KernelCallStatus(hke::Status s) {
-  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
-  return hke::api::ToHsakmt(s);
-}
-
 HSAKMT_STATUS Wait(HsaEvent* const* events, HSAuint32 n, bool all, HSAuint32 ms, uint64_t* ages) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;

@@ -10,20 +10,16 @@
 // MEMORY_NOT_REGISTERED, and QueryPointerInfo fills the structure with
 // HSA_POINTER_UNKNOWN and returns ERROR.
 #include "hsakmt/hsakmt.h"
+#include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/memory/memory.h"
 
+using hke::api::Default;
+using hke::api::Addr;
+using hke::api::kNoContext;
+
 namespace {
-
-hke::Context* Default() {
-  hke_context* c = hke_default_context();
-  return c != nullptr ? &c->impl : nullptr;
-}
-
-uint64_t Addr(const void* p) { return reinterpret_cast<uintptr_t>(p); }
-
-constexpr HSAKMT_STATUS kNoContext = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
 
 // An address the library does not know is reported per call as upstream
 // does: `unknown` for NOT_FOUND, the usual mapping otherwise.

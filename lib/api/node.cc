@@ -11,29 +11,17 @@
 // kernel refusal is ERROR, upstream's answer (the errno is in the
 // diagnostics report). SetMemoryPolicy is NOT_IMPLEMENTED on every node
 // but a Kaveri, as upstream.
+#include "lib/api/entry.h"
 #include "lib/node/node.h"
 
 #include "hsakmt/hsakmt.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 
-namespace {
-
-hke::Context* Default() {
-  hke_context* c = hke_default_context();
-  return c != nullptr ? &c->impl : nullptr;
-}
-
-constexpr HSAKMT_STATUS kNoContext = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
-
-HSAKMT_STATUS KernelCallStatus(hke::Status s) {
-  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
-  return hke::api::ToHsakmt(s);
-}
-
-uint64_t Addr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
-
-}  // namespace
+using hke::api::Default;
+using hke::api::KernelCallStatus;
+using hke::api::Addr;
+using hke::api::kNoContext;
 
 extern "C" {
 

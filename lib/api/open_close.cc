@@ -1,5 +1,6 @@
 // hsaKmtOpenKFD, hsaKmtCloseKFD, hsaKmtGetVersion on the default context.
 #include "hsakmt/hsakmt.h"
+#include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/device/kfd_device.h"
@@ -7,14 +8,7 @@
 #include "lib/memory/memory.h"
 #include "lib/queues/queues.h"
 
-namespace {
-
-hke::Context* Default() {
-  hke_context* c = hke_default_context();
-  return c != nullptr ? &c->impl : nullptr;
-}
-
-}  // namespace
+using hke::api::Default;
 
 extern "C" {
 

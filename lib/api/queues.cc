@@ -13,26 +13,18 @@
 // INVALID_PARAMETER, EBUSY to OUT_OF_RESOURCES and ENODEV to NOT_SUPPORTED.
 // A queue without a context save area has no GetQueueInfo: NOT_SUPPORTED.
 #include "hsakmt/hsakmt.h"
+#include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 #include "lib/queues/queues.h"
 
+using hke::api::Default;
+using hke::api::KernelCallStatus;
+using hke::api::Addr;
+using hke::api::kNoContext;
+
 namespace {
-
-hke::Context* Default() {
-  hke_context* c = hke_default_context();
-  return c != nullptr ? &c->impl : nullptr;
-}
-
-constexpr HSAKMT_STATUS kNoContext = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
-
-HSAKMT_STATUS KernelCallStatus(hke::Status s) {
-  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
-  return hke::api::ToHsakmt(s);
-}
-
-uint64_t Addr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
 
 HSAKMT_STATUS Create(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 percentage,
                      HSA_QUEUE_PRIORITY priority, HSAuint32 engine, bool ext, void* ring,
