@@ -17,30 +17,8 @@
 
 namespace misctest {
 
-// Acquires the topology; the first node with SIMDs, and the first without.
-inline uint32_t FirstGpuNode() {
-  HsaSystemProperties sys{};
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties p{};
-    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
-    if (p.NumFComputeCores != 0) return n;
-  }
-  FAIL("no GPU node");
-  return 0;
-}
-
-inline uint32_t FirstCpuNode() {
-  HsaSystemProperties sys{};
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties p{};
-    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
-    if (p.NumFComputeCores == 0) return n;
-  }
-  FAIL("no CPU node");
-  return 0;
-}
+using hketest::FirstCpuNode;
+using hketest::FirstGpuNode;
 
 inline uint32_t NumNodes() {
   HsaSystemProperties sys{};

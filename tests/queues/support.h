@@ -14,18 +14,7 @@
 
 namespace queuetest {
 
-// Acquires the topology and returns the first node with SIMDs.
-inline uint32_t FirstGpuNode() {
-  HsaSystemProperties sys{};
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
-    HsaNodeProperties p{};
-    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
-    if (p.NumFComputeCores != 0) return n;
-  }
-  FAIL("no GPU node");
-  return 0;
-}
+using hketest::FirstGpuNode;
 
 inline HsaNodeProperties Props(uint32_t node) {
   HsaNodeProperties p{};

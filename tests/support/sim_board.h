@@ -161,6 +161,32 @@ inline HsaMemFlags Flags() {
   return f;
 }
 
+// Acquires the topology and returns the first node with SIMDs (a GPU).
+inline uint32_t FirstGpuNode() {
+  HsaSystemProperties sys{};
+  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
+    HsaNodeProperties p{};
+    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
+    if (p.NumFComputeCores != 0) return n;
+  }
+  FAIL("no GPU node");
+  return 0;
+}
+
+// Acquires the topology and returns the first node without SIMDs (a CPU).
+inline uint32_t FirstCpuNode() {
+  HsaSystemProperties sys{};
+  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  for (uint32_t n = 0; n < sys.NumNodes; ++n) {
+    HsaNodeProperties p{};
+    REQUIRE(hsaKmtGetNodeProperties(n, &p) == HSAKMT_STATUS_SUCCESS);
+    if (p.NumFComputeCores == 0) return n;
+  }
+  FAIL("no CPU node");
+  return 0;
+}
+
 }  // namespace hketest
 
 #endif  // HKE_TESTS_SUPPORT_SIM_BOARD_H_
