@@ -107,6 +107,7 @@ std::unique_ptr<CaseRun> OursQueryPointer(const CaseParams& params, std::string*
 std::unique_ptr<CaseRun> OursQueueCreateDestroy(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursEventSetWake(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> OursEventSetWait(const CaseParams& params, std::string* error);
 
 // ---- debian.cc ---------------------------------------------------------------
 // dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym of every entry point the
@@ -119,6 +120,7 @@ std::unique_ptr<CaseRun> DebianQueryPointer(const CaseParams& params, std::strin
 std::unique_ptr<CaseRun> DebianQueueCreateDestroy(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianEventSetWake(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> DebianEventSetWait(const CaseParams& params, std::string* error);
 
 }  // namespace hkebench
 

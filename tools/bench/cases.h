@@ -595,6 +595,48 @@ class EventSetWake final : public CaseRun {
   std::atomic<int> failed_{0};
 };
 
+// event-set-wait: one thread, an auto-reset signal event; one iteration =
+// SetEvent then WaitOnEvent(event, 0), which finds the event signalled and
+// consumes it. The per-call cost of the two event calls without a second
+// thread: what instruction counts can measure (event-set-wake's spin on the
+// waiter's counter runs as long as valgrind's thread scheduling makes it).
+template <class Api>
+class EventSetWait final : public CaseRun {
+ public:
+  ~EventSetWait() override {
+    if (event_ != nullptr) Api::DestroyEvent(event_);
+  }
+
+  Outcome Setup() override {
+    Outcome o = device_.Open();
+    if (o.status != kStatusSuccess) return o;
+    typename Api::EventDesc desc;
+    std::memset(&desc, 0, sizeof(desc));
+    desc.EventType = Api::kSignalEvent;
+    desc.NodeId = device_.gpu_node();
+    desc.SyncVar.SyncVar.UserData = nullptr;
+    desc.SyncVar.SyncVarSize = sizeof(uint64_t);
+    const int s = Api::CreateEvent(&desc, /*ManualReset=*/false, /*IsSignaled=*/false, &event_);
+    if (s != kStatusSuccess) {
+      event_ = nullptr;
+      return Outcome{s, "hsaKmtCreateEvent"};
+    }
+    return Outcome{};
+  }
+
+  Outcome Iterate(Work*) override {
+    int s = Api::SetEvent(event_);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtSetEvent"};
+    s = Api::WaitOnEvent(event_, 0);
+    if (s != kStatusSuccess) return Outcome{s, "hsaKmtWaitOnEvent (the event was set)"};
+    return Outcome{};
+  }
+
+ private:
+  OpenDevice<Api> device_;
+  typename Api::Event* event_ = nullptr;
+};
+
 }  // namespace hkebench
 
 #endif  // HKE_TOOLS_BENCH_CASES_H_

@@ -209,6 +209,10 @@ std::unique_ptr<CaseRun> DebianEventSetWake(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new EventSetWake<DebianApi>());
 }
 
+std::unique_ptr<CaseRun> DebianEventSetWait(const CaseParams&, std::string*) {
+  return std::unique_ptr<CaseRun>(new EventSetWait<DebianApi>());
+}
+
 std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::string* error) {
   if (g_fn.open == nullptr) {
     *error = "Debian's libhsakmt is not loaded";

@@ -148,6 +148,8 @@ const CaseDef kCases[] = {
      LatencyParams(true), true},
     // SetEvent here, WaitOnEvent blocked in a waiter thread of the case.
     {"event-set-wake", "6", {&OursEventSetWake, &DebianEventSetWake}, CaseParams(), true},
+    // SetEvent + WaitOnEvent(0) on one thread (per-call cost, instructions).
+    {"event-set-wait", "6", {&OursEventSetWait, &DebianEventSetWait}, CaseParams(), true},
 };
 
 #undef HKE_ALLOC_CASE

@@ -180,6 +180,10 @@ std::unique_ptr<CaseRun> OursEventSetWake(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new EventSetWake<OursApi>());
 }
 
+std::unique_ptr<CaseRun> OursEventSetWait(const CaseParams&, std::string*) {
+  return std::unique_ptr<CaseRun>(new EventSetWait<OursApi>());
+}
+
 std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string*) {
   return std::unique_ptr<CaseRun>(new DoorbellLatency<OursApi>(params.wait_event));
 }
