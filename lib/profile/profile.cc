@@ -234,8 +234,10 @@ Status PcSamplingQuery(Context& ctx, uint32_t node, kfd::PcSampleInfo* infos, ui
   node::NodeTarget n{};
   HKE_RETURN_IF_ERROR(ResolveGpu(ctx, node, "hsaKmtPcSamplingQueryCapabilities", &n));
   // The kernel writes into this stack copy; the caller's array is written
-  // only once every record has been checked.
-  kfd::PcSampleInfo local[kfd::kMaxPcSampleInfos];
+  // only once every record has been checked. Zeroed, so a reply counting
+  // records it did not write fails the check (method 0) instead of
+  // publishing stack contents.
+  kfd::PcSampleInfo local[kfd::kMaxPcSampleInfos] = {};
   uint32_t room = infos != nullptr ? capacity : 0;
   if (room > kfd::kMaxPcSampleInfos) room = kfd::kMaxPcSampleInfos;
   kfd::PcSampleRequest req{};

@@ -395,6 +395,17 @@ TEST_CASE(
   CHECK(info.untouched());
   CHECK(size.untouched());
   CHECK(b.LastDiag().find("unknown method") != std::string::npos);
+  // A count above what the kernel wrote: the unwritten record is refused.
+  tamper.bad_method = false;
+  tamper.set_count = true;
+  tamper.count = 2;
+  HsaPcSamplingInfo four[4];
+  std::memset(four, 0xA5, sizeof(four));
+  CHECK(hsaKmtPcSamplingQueryCapabilities(node, four, 4, &size.v) ==
+        HSAKMT_STATUS_KERNEL_COMMUNICATION_ERROR);
+  CHECK(size.untouched());
+  const auto* bytes = reinterpret_cast<const uint8_t*>(four);
+  for (size_t i = 0; i < sizeof(four); ++i) CHECK(bytes[i] == 0xA5);
   kfdsim_set_tamper(b.sim(), nullptr, nullptr);
 }
 
