@@ -80,11 +80,20 @@ void FuzzRuntimeAndProfiling(Input& in) {
   Poisoned<k::PcSampleArgs> pcs;
   if (k::EncodePcSample(p, &pcs.v).ok()) {
     k::PcSampleArgs reply = pcs.v;
-    reply.trace_id = in.U32() % 4;
+    const uint8_t shape = in.U8();
+    reply.trace_id = (shape & 1) != 0 ? in.U32() : in.U32() % 4;
     reply.num_sample_info = in.U32() % 100;
+    if ((shape & 2) != 0) reply.sample_info_ptr += (shape >> 2) % 3 * sizeof(k::PcSampleInfo);
     Poisoned<uint32_t> v;
     if (k::DecodePcSample(pcs.v, reply, &v.v).ok()) {
-      if (p.op == k::kPcsOpCreate) HKE_FUZZ_ASSERT(v.v != 0);
+      if (p.op == k::kPcsOpCreate) {
+        HKE_FUZZ_ASSERT(v.v != 0 && v.v <= k::kMaxPcSampleTraceId);
+      }
+      if (p.op == k::kPcsOpQueryCapabilities) HKE_FUZZ_ASSERT(v.v <= k::kMaxPcSampleInfos);
+      HKE_FUZZ_ASSERT(reply.sample_info_ptr == pcs.v.sample_info_ptr ||
+                      (p.op == k::kPcsOpQueryCapabilities && pcs.v.sample_info_ptr != 0 &&
+                       reply.sample_info_ptr ==
+                           pcs.v.sample_info_ptr + sizeof(k::PcSampleInfo)));
     } else {
       HKE_FUZZ_ASSERT(v.untouched());
     }

@@ -405,33 +405,47 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId TraceId);
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId TraceId);
 
 /* ========================================================================
- * Streaming performance monitor (SPM)
+ * Streaming performance monitor (SPM): the DKMS RLC_SPM ioctl; kernels
+ * without it give NOT_SUPPORTED. A CPU node is INVALID_NODE_UNIT.
  * ======================================================================== */
 
+/* Takes / gives back the GPU's SPM for this process (a second Acquire is
+ * the kernel's EINVAL: INVALID_PARAMETER). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode);
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode);
 
-/* Hands the kernel a buffer for SPM data. [in,out] timeout: ms;
- * [out] SizeCopied: bytes written into the previous buffer;
- * [out] isSPMDataLoss: data was dropped. */
+/* Hands the kernel the next buffer for SPM data (at least 32 bytes, a
+ * multiple of 32), or none (NULL: streaming stops, SizeInBytes is not
+ * used). [in,out] timeout: ms to wait for the previous buffer to fill,
+ * then the time left; [out] SizeCopied: bytes written into the previous
+ * buffer; [out] isSPMDataLoss: data was dropped. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode, HSAuint32 SizeInBytes,
                                                HSAuint32* timeout, HSAuint32* SizeCopied,
                                                void* DestMemoryAddress, bool* isSPMDataLoss);
 
 /* ========================================================================
- * PC sampling
+ * PC sampling: the DKMS PC_SAMPLE ioctl, KFD 1.16 or later.
  * ======================================================================== */
 
-/* SUCCESS when the kernel supports PC sampling. */
+/* SUCCESS when the kernel supports PC sampling (KFD 1.16 or later). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingSupport(void);
 
-/* [out] sample_info: up to sample_info_sz HsaPcSamplingInfo entries;
- * [out] sz_needed: entries available (also on BUFFER_TOO_SMALL). */
+/* [out] sample_info: up to sample_info_sz HsaPcSamplingInfo entries (NULL
+ * or 0 asks for the count only); [out] sz_needed: entries available, also
+ * on BUFFER_TOO_SMALL. While sessions run on the node the entries are
+ * their configurations. A GPU without PC sampling is NOT_SUPPORTED. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingQueryCapabilities(HSAuint32 NodeId, void* sample_info,
                                                           HSAuint32 sample_info_sz,
                                                           HSAuint32* sz_needed);
 
-/* [in] sample_info: the configuration; [out] traceId: nonzero. */
+/* [in] sample_info: the configuration; [out] traceId: nonzero, the
+ * library's id for the session (not the kernel's), valid until Destroy or
+ * the last hsaKmtCloseKFD; another id is INVALID_HANDLE. When a different
+ * configuration of the same method runs already the result is ERROR and
+ * *sample_info receives the running configuration. At most 64 sessions
+ * per context (4 in the small-board configuration): OUT_OF_RESOURCES.
+ * Destroy stops a started session first; Start of a started and Stop of
+ * a stopped session are KERNEL_ALREADY_OPENED. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingCreate(HSAuint32 node_id, HsaPcSamplingInfo* sample_info,
                                                HsaPcSamplingTraceId* traceId);
 HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingDestroy(HSAuint32 NodeId, HsaPcSamplingTraceId traceId);

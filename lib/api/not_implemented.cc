@@ -1,4 +1,5 @@
-// Entry points of hsakmt.h that are declared but not implemented yet.
+// Entry points of hsakmt.h that are declared but not implemented yet (the
+// PMC/trace calls).
 //
 // Each function here returns HSAKMT_STATUS_NOT_IMPLEMENTED at once: it
 // reads no argument, writes no output and touches no library state, so it
@@ -42,28 +43,5 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStartTrace(HSATraceId, void*, HSAuint64) {
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId) { return kNotImplemented; }
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32, HSAuint32, HSAuint32*, HSAuint32*, void*,
-                                               bool*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingSupport(void) { return kNotImplemented; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingQueryCapabilities(HSAuint32, void*, HSAuint32, HSAuint32*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingCreate(HSAuint32, HsaPcSamplingInfo*,
-                                               HsaPcSamplingTraceId*) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingDestroy(HSAuint32, HsaPcSamplingTraceId) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStart(HSAuint32, HsaPcSamplingTraceId) {
-  return kNotImplemented;
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStop(HSAuint32, HsaPcSamplingTraceId) {
-  return kNotImplemented;
-}
 
 }  // extern "C"

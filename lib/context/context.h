@@ -29,6 +29,7 @@
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
+#include "lib/profile/profile.h"
 #include "lib/queues/queues.h"
 #include "lib/topology/gfx_override.h"
 #include "lib/topology/snapshot.h"
@@ -201,6 +202,10 @@ class Context {
   // The debugger state (lib/debug/debug.h); debug_lock is a leaf lock.
   SpinLock& debug_lock() { return debug_lock_; }
   debug::DebugState& debug() { return debug_; }
+  // SPM and PC-sampling bookkeeping (lib/profile/profile.h); profile_lock
+  // is a leaf lock.
+  SpinLock& profile_lock() { return profile_lock_; }
+  profile::ProfileState& profile() { return profile_; }
 
  private:
   uint32_t magic_;
@@ -231,6 +236,8 @@ class Context {
   // Only the small members are initialised; the snapshot blocks are
   // touched by the snapshot calls.
   debug::DebugState debug_;
+  SpinLock profile_lock_;
+  profile::ProfileState profile_;
 };
 
 // Checks a configuration (gfx_overrides included); reports the reason

@@ -21,6 +21,7 @@ inline constexpr uint32_t kMaxCachesTotal = 96;
 inline constexpr uint32_t kMaxLinksTotal = 8;
 inline constexpr uint32_t kMaxEvents = 256;
 inline constexpr uint32_t kMaxQueues = 16;
+inline constexpr uint32_t kMaxPcSamplingTraces = 4;
 inline constexpr uint32_t kMaxVaObjects = 1024;
 #else
 inline constexpr const char* kName = "default";
@@ -36,10 +37,15 @@ inline constexpr uint32_t kMaxCachesTotal = 8192;
 inline constexpr uint32_t kMaxLinksTotal = 8192;
 inline constexpr uint32_t kMaxEvents = 4096;  // the KFD signal-slot limit
 inline constexpr uint32_t kMaxQueues = 1024;  // the KFD per-process queue limit
+// PC-sampling sessions a context tracks at once (the kernel allows one
+// configuration per method and GPU, shared by any number of sessions).
+inline constexpr uint32_t kMaxPcSamplingTraces = 64;
 inline constexpr uint32_t kMaxVaObjects = 131072;
 #endif
 
 static_assert(kMaxGpus <= kMaxNodes, "every GPU is a node");
+static_assert(kMaxPcSamplingTraces >= 1 && kMaxPcSamplingTraces <= 256,
+              "a PC-sampling trace id keeps the slot in 8 bits");
 static_assert(kMaxMemBanksPerNode <= kMaxMemBanksTotal && kMaxCachesPerNode <= kMaxCachesTotal &&
                   kMaxLinksPerNode <= kMaxLinksTotal,
               "a pool holds at least one full node");

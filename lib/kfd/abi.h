@@ -44,6 +44,9 @@ constexpr uint32_t kMinorDebugger = 13;
 constexpr uint32_t kMinorEventAge = 14;
 constexpr uint32_t kMinorGemVaInComputeVm = 15;
 constexpr uint32_t kMinorContiguousVram = 16;
+// DKMS kernels serve PC_SAMPLE (0x85) from the same minor on; upstream's
+// hsaKmtPcSamplingSupport and QueryCapabilities check it.
+constexpr uint32_t kMinorPcSampling = 16;
 constexpr uint32_t kMinorSdmaByEngineId = 17;
 constexpr uint32_t kMinorMiscProcessFlag = 18;
 constexpr uint32_t kMinorCreateProcess = 19;

@@ -502,11 +502,19 @@ struct PcSampleRequest {
   uint32_t flags;        // QUERY: kPcsQueryTypeFull or 0; else 0
 };
 
+// More capability records than any GPU reports (QUERY capacities above it
+// are OUT_OF_RANGE; a reply counting more is PROTOCOL).
+constexpr uint32_t kMaxPcSampleInfos = 64;
+// The kernel's trace ids come from an IDR of positive ints starting at 1.
+constexpr uint32_t kMaxPcSampleTraceId = 0x7FFFFFFFu;
+
 Status EncodePcSample(const PcSampleRequest& req, PcSampleArgs* out);
 
 // QUERY: returns the count the kernel reports (may exceed the capacity
-// sent: that is the "buffer too small" answer). CREATE: returns the new
-// trace id, which must be nonzero. Other ops return 0.
+// sent: that is the "buffer too small" answer); the reply's pointer may be
+// the sent one or one record further (the DKMS kernel's running-session
+// answer). CREATE: returns the new
+// trace id, which must be in [1, kMaxPcSampleTraceId]. Other ops return 0.
 Status DecodePcSample(const PcSampleArgs& sent, const PcSampleArgs& reply, uint32_t* out_value);
 
 // One capability record from a QUERY reply: method and type known,

@@ -288,9 +288,6 @@ Status BuildLegacyAddressWatch(const LegacyAddressWatch& req, void* buf, size_t 
 // PC_SAMPLE
 // ---------------------------------------------------------------------------
 
-// More capability records than any GPU reports.
-constexpr uint32_t kMaxPcSampleInfos = 64;
-
 Status EncodePcSample(const PcSampleRequest& req, PcSampleArgs* out) {
   if (out == nullptr || req.gpu_id == 0 || req.op > kPcsOpLast) return InvalidArgument();
   switch (req.op) {
@@ -324,16 +321,20 @@ Status EncodePcSample(const PcSampleRequest& req, PcSampleArgs* out) {
 
 Status DecodePcSample(const PcSampleArgs& sent, const PcSampleArgs& reply, uint32_t* out_value) {
   if (out_value == nullptr || sent.op > kPcsOpLast) return InvalidArgument();
-  if (reply.op != sent.op || reply.gpu_id != sent.gpu_id ||
-      reply.sample_info_ptr != sent.sample_info_ptr) {
-    return Protocol();
+  if (reply.op != sent.op || reply.gpu_id != sent.gpu_id) return Protocol();
+  if (reply.sample_info_ptr != sent.sample_info_ptr) {
+    // A QUERY while sessions run: the DKMS kernel steps the pointer past
+    // the stochastic record it wrote (sent pointer + count fit, so no wrap).
+    const bool stepped = sent.op == kPcsOpQueryCapabilities && sent.sample_info_ptr != 0 &&
+                         reply.sample_info_ptr == sent.sample_info_ptr + sizeof(PcSampleInfo);
+    if (!stepped) return Protocol();
   }
   uint32_t value = 0;
   if (sent.op == kPcsOpQueryCapabilities) {
     if (reply.num_sample_info > kMaxPcSampleInfos) return Protocol();
     value = reply.num_sample_info;
   } else if (sent.op == kPcsOpCreate) {
-    if (reply.trace_id == 0) return Protocol();
+    if (reply.trace_id == 0 || reply.trace_id > kMaxPcSampleTraceId) return Protocol();
     value = reply.trace_id;
   } else if (reply.trace_id != sent.trace_id) {
     return Protocol();

@@ -73,26 +73,6 @@ const StubCall kStubCalls[] = {
     {"hsaKmtPmcStartTrace", [](void* p) { return hsaKmtPmcStartTrace(0, p, 0); }},
     {"hsaKmtPmcQueryTrace", [](void*) { return hsaKmtPmcQueryTrace(0); }},
     {"hsaKmtPmcStopTrace", [](void*) { return hsaKmtPmcStopTrace(0); }},
-    {"hsaKmtSPMAcquire", [](void*) { return hsaKmtSPMAcquire(0); }},
-    {"hsaKmtSPMRelease", [](void*) { return hsaKmtSPMRelease(0); }},
-    {"hsaKmtSPMSetDestBuffer",
-     [](void* p) {
-       return hsaKmtSPMSetDestBuffer(0, 0, static_cast<HSAuint32*>(p), static_cast<HSAuint32*>(p),
-                                     p, static_cast<bool*>(p));
-     }},
-    {"hsaKmtPcSamplingSupport", [](void*) { return hsaKmtPcSamplingSupport(); }},
-    {"hsaKmtPcSamplingQueryCapabilities",
-     [](void* p) {
-       return hsaKmtPcSamplingQueryCapabilities(0, p, 0, static_cast<HSAuint32*>(p));
-     }},
-    {"hsaKmtPcSamplingCreate",
-     [](void* p) {
-       return hsaKmtPcSamplingCreate(0, static_cast<HsaPcSamplingInfo*>(p),
-                                     static_cast<HsaPcSamplingTraceId*>(p));
-     }},
-    {"hsaKmtPcSamplingDestroy", [](void*) { return hsaKmtPcSamplingDestroy(0, 0); }},
-    {"hsaKmtPcSamplingStart", [](void*) { return hsaKmtPcSamplingStart(0, 0); }},
-    {"hsaKmtPcSamplingStop", [](void*) { return hsaKmtPcSamplingStop(0, 0); }},
 };
 
 }  // namespace

@@ -935,6 +935,27 @@ TEST_CASE("PC-sample codec checks per-op arguments and the trace id") {
   Poisoned<uint32_t> vout;
   reply.trace_id = 0;
   CHECK(IsApi(k::DecodePcSample(a, reply, &vout.v), HKE_STATUS_PROTOCOL));
+  // The kernel's ids are positive ints.
+  reply.trace_id = k::kMaxPcSampleTraceId + 1;
+  CHECK(IsApi(k::DecodePcSample(a, reply, &vout.v), HKE_STATUS_PROTOCOL));
+  reply.trace_id = k::kMaxPcSampleTraceId;
+  CHECK(k::DecodePcSample(a, reply, &v).ok());
+  // Only a QUERY reply may step its pointer, and by exactly one record.
+  reply.sample_info_ptr += sizeof(k::PcSampleInfo);
+  CHECK(IsApi(k::DecodePcSample(a, reply, &vout.v), HKE_STATUS_PROTOCOL));
+  CHECK(vout.untouched());
+  k::PcSampleArgs q{};
+  REQUIRE(k::EncodePcSample({k::kPcsOpQueryCapabilities, kGpu, 0x1000, 4, 0, 0}, &q).ok());
+  k::PcSampleArgs qreply = q;
+  qreply.num_sample_info = 2;
+  qreply.sample_info_ptr = 0x1000 + sizeof(k::PcSampleInfo);
+  REQUIRE(k::DecodePcSample(q, qreply, &v).ok());
+  CHECK(v == 2);
+  qreply.sample_info_ptr = 0x1000 + 2 * sizeof(k::PcSampleInfo);
+  CHECK(IsApi(k::DecodePcSample(q, qreply, &vout.v), HKE_STATUS_PROTOCOL));
+  qreply.num_sample_info = k::kMaxPcSampleInfos + 1;
+  qreply.sample_info_ptr = 0x1000;
+  CHECK(IsApi(k::DecodePcSample(q, qreply, &vout.v), HKE_STATUS_PROTOCOL));
   CHECK(vout.untouched());
 
   Poisoned<k::PcSampleArgs> out;

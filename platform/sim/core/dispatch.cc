@@ -7,8 +7,9 @@
 // (e.g. SVM needs 1.5, RUNTIME_ENABLE 1.13, CREATE_PROCESS 1.19). A type
 // byte other than 'K' is also refused with ENOTTY (the kernel does not look
 // at it; a wrong type is always a caller bug). DKMS numbers: 0x82 (DBG_TRAP
-// in the ROCm 5.x DKMS header, sent by Debian's 5.2.3 thunk) -> EINVAL, the
-// other 0x80+ -> ENOTTY as on an upstream kernel. The argument buffer is
+// in the ROCm 5.x DKMS header, sent by Debian's 5.2.3 thunk) -> EINVAL;
+// 0x80/0x81 (IPC), 0x84 (RLC_SPM) and 0x85 (PC_SAMPLE, KFD >= 1.16) are
+// served as a DKMS kernel does; 0x83 -> ENOTTY. The argument buffer is
 // max(user size, kernel size) bytes: the user's bytes are copied in when the
 // kernel's definition reads, the tail is zero, and the user's size is copied
 // back when it writes, even after the handler failed (WAIT_EVENTS and
@@ -140,6 +141,9 @@ int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
       {0x81, "IPC_EXPORT_HANDLE", k::kIocIpcExportHandle, 0, &S::IocIpcExport},
       {0x82, "DBG_TRAP_DKMS", k::IocEncode(k::kIocReadWrite, k::kKfdIocType, 0x82, 32), 0,
        &S::IocDkmsDebug},
+      // DKMS profiling: SPM streaming and PC sampling (profile.cc).
+      {0x84, "RLC_SPM", k::kIocRlcSpm, 0, &S::IocRlcSpm},
+      {0x85, "PC_SAMPLE", k::kIocPcSample, k::kMinorPcSampling, &S::IocPcSample},
   };
   const uint32_t req = static_cast<uint32_t>(request);
   const uint8_t nr = k::IocNr(req);

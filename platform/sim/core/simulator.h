@@ -256,6 +256,23 @@ class Simulator {
     uint32_t default_policy = 0, alt_policy = 0;
     uint64_t alt_base = 0, alt_size = 0;
     std::vector<bool> doorbell_used;
+    // RLC_SPM (profile.cc): SPM taken by this process, the destination
+    // buffer the simulated RLC streams into, its fill and the record counter.
+    bool spm_acquired = false;
+    uint64_t spm_buf = 0;
+    uint32_t spm_buf_size = 0;
+    uint32_t spm_filled = 0;
+    uint32_t spm_records = 0;
+    // PC_SAMPLE (profile.cc): sessions by trace id, and per method (host
+    // trap, stochastic) the configuration shared by its sessions.
+    struct PcsTrace {
+      uint32_t method = 0;
+      bool enabled = false;
+    };
+    std::map<uint32_t, PcsTrace> pcs_traces;
+    uint32_t pcs_next_id = 1;
+    hke::kfd::PcSampleInfo pcs_config[2] = {};
+    uint32_t pcs_users[2] = {};
   };
   int GpuIndex(uint32_t gpu_id) const;  // -1 when unknown (0 is never a GPU)
   bool IsSoc15(int gpu) const;
@@ -399,6 +416,10 @@ class Simulator {
   int IocDbgTrap(IoctlCtx& c, void* d);
   int IocCreateProcess(IoctlCtx& c, void* d);
   int IocDkmsDebug(IoctlCtx& c, void* d);
+
+  // ---------------- profile.cc ----------------
+  int IocRlcSpm(IoctlCtx& c, void* d);
+  int IocPcSample(IoctlCtx& c, void* d);
 
   // ---------------- drm.cc ----------------
   int DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
