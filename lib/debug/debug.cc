@@ -61,18 +61,18 @@ Status DebuggerFacts(Context& ctx, const char* call, OpenFacts* out) {
 // Clears a busy flag on scope exit.
 class BusyGuard {
  public:
-  explicit BusyGuard(std::atomic<bool>& flag) : flag_(flag) {
-    taken_ = !flag_.exchange(true, std::memory_order_acquire);
+  explicit BusyGuard(std::atomic<uint32_t>& flag) : flag_(flag) {
+    taken_ = flag_.exchange(1, std::memory_order_acquire) == 0;
   }
   ~BusyGuard() {
-    if (taken_) flag_.store(false, std::memory_order_release);
+    if (taken_) flag_.store(0, std::memory_order_release);
   }
   bool taken() const { return taken_; }
   BusyGuard(const BusyGuard&) = delete;
   BusyGuard& operator=(const BusyGuard&) = delete;
 
  private:
-  std::atomic<bool>& flag_;
+  std::atomic<uint32_t>& flag_;
   bool taken_ = false;
 };
 

@@ -46,12 +46,14 @@ struct DebugState {
   bool caps_valid = false;
   // hsaKmtDbgEnable's block (the kernel's kfd_runtime_info).
   kfd::RuntimeInfo runtime_info;
-  std::atomic<bool> enable_busy{false};
+  // Busy flags are 32-bit: a byte-sized atomic exchange needs libatomic on
+  // some targets (riscv64), which a static firmware link may not have.
+  std::atomic<uint32_t> enable_busy{0};
   // hsaKmtDbgGetDeviceData's block.
-  std::atomic<bool> devices_busy{false};
+  std::atomic<uint32_t> devices_busy{0};
   kfd::DbgDeviceInfoEntry devices[config::kMaxGpus];
   // hsaKmtDbgGetQueueData's block and the ids SUSPEND_QUEUES reads.
-  std::atomic<bool> queues_busy{false};
+  std::atomic<uint32_t> queues_busy{0};
   kfd::QueueSnapshotEntry queues[config::kMaxQueues];
   uint32_t queue_ids[config::kMaxQueues];
 };
