@@ -159,17 +159,24 @@ const CaseDef kCases[] = {
 // Every timed iteration goes through exactly one of these, so that
 // `valgrind --tool=callgrind --toggle-collect=hke_bench_measured_<lib>`
 // counts the instructions of the timed iterations of that library and
-// nothing else. noipa keeps the two from being merged or inlined.
+// nothing else. noipa (GCC) keeps the two from being merged or inlined;
+// clang has no noipa and does not merge distinct extern functions.
 
 }  // namespace
 }  // namespace hkebench
 
-extern "C" __attribute__((noinline, noipa)) void hke_bench_measured_ours(
+#if defined(__clang__)
+#define HKE_BENCH_MARKER __attribute__((noinline))
+#else
+#define HKE_BENCH_MARKER __attribute__((noinline, noipa))
+#endif
+
+extern "C" HKE_BENCH_MARKER void hke_bench_measured_ours(
     hkebench::CaseRun* run, hkebench::Work* work, hkebench::Outcome* out) {
   *out = run->Iterate(work);
 }
 
-extern "C" __attribute__((noinline, noipa)) void hke_bench_measured_debian(
+extern "C" HKE_BENCH_MARKER void hke_bench_measured_debian(
     hkebench::CaseRun* run, hkebench::Work* work, hkebench::Outcome* out) {
   *out = run->Iterate(work);
 }
