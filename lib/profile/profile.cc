@@ -408,30 +408,34 @@ Status PcSamplingDestroy(Context& ctx, uint32_t node, uint32_t id) {
   return s;
 }
 
-Status PcSamplingStart(Context& ctx, uint32_t node, uint32_t id) {
+namespace {
+
+// START or STOP of a pinned session; EALREADY means the session already is
+// in the wanted state, which the slot then records.
+Status StartOrStop(Context& ctx, uint32_t node, uint32_t id, bool start) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   TraceSlot t{};
-  HKE_RETURN_IF_ERROR(PinTrace(ctx, node, id, "hsaKmtPcSamplingStart", &slot, &t));
-  const Status s = TraceOp(ctx, t, kfd::kPcsOpStart, "PC_SAMPLE START");
+  HKE_RETURN_IF_ERROR(PinTrace(ctx, node, id,
+                               start ? "hsaKmtPcSamplingStart" : "hsaKmtPcSamplingStop", &slot,
+                               &t));
+  const Status s = TraceOp(ctx, t, start ? kfd::kPcsOpStart : kfd::kPcsOpStop,
+                           start ? "PC_SAMPLE START" : "PC_SAMPLE STOP");
   LockGuard g(ctx.profile_lock());
   TraceSlot& live = ctx.profile().traces[slot];
-  if (s.ok() || s.is_errno(err::kEALREADY)) live.started = true;
+  if (s.ok() || s.is_errno(err::kEALREADY)) live.started = start;
   live.busy = false;
   return s;
 }
 
+}  // namespace
+
+Status PcSamplingStart(Context& ctx, uint32_t node, uint32_t id) {
+  return StartOrStop(ctx, node, id, true);
+}
+
 Status PcSamplingStop(Context& ctx, uint32_t node, uint32_t id) {
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  TraceSlot t{};
-  HKE_RETURN_IF_ERROR(PinTrace(ctx, node, id, "hsaKmtPcSamplingStop", &slot, &t));
-  const Status s = TraceOp(ctx, t, kfd::kPcsOpStop, "PC_SAMPLE STOP");
-  LockGuard g(ctx.profile_lock());
-  TraceSlot& live = ctx.profile().traces[slot];
-  if (s.ok() || s.is_errno(err::kEALREADY)) live.started = false;
-  live.busy = false;
-  return s;
+  return StartOrStop(ctx, node, id, false);
 }
 
 }  // namespace hke::profile

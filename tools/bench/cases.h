@@ -523,6 +523,23 @@ class DoorbellLatency final : public CaseRun {
   uint32_t sequence_ = 0;  // fence value of the latest iteration
 };
 
+// An auto-reset, unsignalled signal event on `node` (event-set-wake,
+// event-set-wait). *out stays null on failure.
+template <class Api>
+Outcome CreateAutoResetSignal(uint32_t node, typename Api::Event** out) {
+  typename Api::EventDesc desc;
+  std::memset(&desc, 0, sizeof(desc));
+  desc.EventType = Api::kSignalEvent;
+  desc.NodeId = node;
+  desc.SyncVar.SyncVar.UserData = nullptr;
+  desc.SyncVar.SyncVarSize = sizeof(uint64_t);
+  typename Api::Event* e = nullptr;
+  const int s = Api::CreateEvent(&desc, /*ManualReset=*/false, /*IsSignaled=*/false, &e);
+  if (s != kStatusSuccess) return Outcome{s, "hsaKmtCreateEvent"};
+  *out = e;
+  return Outcome{};
+}
+
 // event-set-wake: an auto-reset signal event, a waiter thread blocked in
 // WaitOnEvent; one iteration = SetEvent on this thread until the waiter
 // reports the wake-up (an atomic counter), i.e. the set -> wake round trip
@@ -545,17 +562,8 @@ class EventSetWake final : public CaseRun {
   Outcome Setup() override {
     Outcome o = device_.Open();
     if (o.status != kStatusSuccess) return o;
-    typename Api::EventDesc desc;
-    std::memset(&desc, 0, sizeof(desc));
-    desc.EventType = Api::kSignalEvent;
-    desc.NodeId = device_.gpu_node();
-    desc.SyncVar.SyncVar.UserData = nullptr;
-    desc.SyncVar.SyncVarSize = sizeof(uint64_t);
-    const int s = Api::CreateEvent(&desc, /*ManualReset=*/false, /*IsSignaled=*/false, &event_);
-    if (s != kStatusSuccess) {
-      event_ = nullptr;
-      return Outcome{s, "hsaKmtCreateEvent"};
-    }
+    o = CreateAutoResetSignal<Api>(device_.gpu_node(), &event_);
+    if (o.status != kStatusSuccess) return o;
     waiter_ = std::thread([this] {
       while (!stop_.load(std::memory_order_acquire)) {
         const int w = Api::WaitOnEvent(event_, kTimeoutMs);
@@ -610,17 +618,8 @@ class EventSetWait final : public CaseRun {
   Outcome Setup() override {
     Outcome o = device_.Open();
     if (o.status != kStatusSuccess) return o;
-    typename Api::EventDesc desc;
-    std::memset(&desc, 0, sizeof(desc));
-    desc.EventType = Api::kSignalEvent;
-    desc.NodeId = device_.gpu_node();
-    desc.SyncVar.SyncVar.UserData = nullptr;
-    desc.SyncVar.SyncVarSize = sizeof(uint64_t);
-    const int s = Api::CreateEvent(&desc, /*ManualReset=*/false, /*IsSignaled=*/false, &event_);
-    if (s != kStatusSuccess) {
-      event_ = nullptr;
-      return Outcome{s, "hsaKmtCreateEvent"};
-    }
+    o = CreateAutoResetSignal<Api>(device_.gpu_node(), &event_);
+    if (o.status != kStatusSuccess) return o;
     return Outcome{};
   }
 
