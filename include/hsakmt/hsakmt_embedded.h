@@ -121,6 +121,7 @@ typedef struct hke_capacities {
   uint32_t max_mem_banks_total;    /* memory banks of all nodes together */
   uint32_t max_caches_total;       /* caches of all nodes together */
   uint32_t max_links_total;        /* io_links + p2p_links of all nodes together */
+  uint32_t max_secondary_contexts; /* slots of hsaKmtOpenSecondaryKFDCtx */
 } hke_capacities;
 
 /* Name of the compile-time configuration ("default" or "small-board"). */
@@ -212,6 +213,13 @@ typedef struct hke_config {
 /* Memory: register user memory as userptr BOs even when every GPU supports
  * the SVM API (upstream's HSA_USE_SVM=0). */
 #define HKE_CONFIG_LEGACY_USERPTR 0x400u
+/* A secondary KFD context (hsakmtctx.h): at open, the new /dev/kfd
+ * descriptor becomes a kfd_process of its own (AMDKFD_IOC_CREATE_PROCESS,
+ * KFD >= 1.19; older kernels: UNSUPPORTED, nothing stays open), with its
+ * own VMs, events, queues and memory. Such a context refuses what the
+ * kernel keeps for the primary (user-memory registration, SVM attributes,
+ * the debugger) with UNSUPPORTED before any kernel call. */
+#define HKE_CONFIG_SECONDARY_PROCESS 0x800u
 /* Re-read the whole sysfs topology on every hsaKmtAcquireSystemProperties
  * that takes a snapshot. Without it the context keeps its last parse across
  * Release and Close and reuses it while the KFD's generation_id is
@@ -236,6 +244,25 @@ hke_status_t hke_context_init(void* storage, size_t storage_size, const hke_conf
 /* Releases everything the context holds (descriptors, mappings, kernel
  * objects). The storage may then be reused. Safe on a closed context. */
 void hke_context_deinit(hke_context* context);
+
+/*
+ * Opens the context's KFD connection (what hsaKmtOpenKFD does for the
+ * default context): reference counted; HKE_OK for the first open and for
+ * later ones (*out_already_open, when not NULL, tells them apart: 0 for the
+ * first, 1 after). A context with HKE_CONFIG_SECONDARY_PROCESS becomes its
+ * own kfd_process here.
+ */
+hke_status_t hke_context_open(hke_context* context, int* out_already_open);
+
+/* Drops one reference taken by hke_context_open; the last one destroys the
+ * context's queues and events, frees its memory and closes /dev/kfd (as
+ * hsaKmtCloseKFD). FAILED_PRECONDITION when it is not open. */
+hke_status_t hke_context_close(hke_context* context);
+
+/* The context as the HsaKFDContext* of hsakmtctx.h, so that every
+ * hsaKmt*Ctx function runs on a caller-owned context. Valid until
+ * hke_context_deinit. NULL for NULL. */
+struct _HsaKFDContext* hke_context_kfd_ctx(hke_context* context);
 
 /* The context behind the hsaKmt* API. It lives in static storage and is
  * initialised on first use with hke_default_platform() and

@@ -1,6 +1,13 @@
 // What every lib/api source shares: the default context the hsaKmt*
-// functions run on, the status of a call the context cannot serve, the
-// status of a kernel call, and a pointer as the u64 the KFD ABI carries.
+// functions run on, the context behind an HsaKFDContext (hsakmtctx.h), the
+// status of a call the context cannot serve, the status of a kernel call,
+// and a pointer as the u64 the KFD ABI carries.
+//
+// The pattern of an entry point with a Ctx twin: the body takes the
+// context as `Context*` (nullptr: no usable context),
+//   HSAKMT_STATUS Foo(Context* ctx, args...);
+//   hsaKmtFoo(args...)             { return Foo(Default(), args...); }
+//   hsaKmtFooCtx(HsaKFDContext* c, args...) { return OnCtx(c, Foo, args...); }
 #ifndef HKE_LIB_API_ENTRY_H_
 #define HKE_LIB_API_ENTRY_H_
 
@@ -8,6 +15,7 @@
 
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmt_embedded.h"
+#include "hsakmt/hsakmtctx.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/status.h"
@@ -22,6 +30,25 @@ inline Context* Default() {
 
 // What an entry point returns when there is no usable default context.
 inline constexpr HSAKMT_STATUS kNoContext = HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+
+// An HsaKFDContext is an hke_context (hke_context_kfd_ctx); the context
+// when `c` is one that is initialised, nullptr for NULL or a deinitialised
+// one. (A pointer that was never a context cannot be told apart safely;
+// as upstream, passing one is undefined.)
+inline Context* FromKfdCtx(HsaKFDContext* c) {
+  if (c == nullptr) return nullptr;
+  hke_context* h = reinterpret_cast<hke_context*>(c);
+  return h->impl.valid() ? &h->impl : nullptr;
+}
+
+// Runs `body(ctx, args...)` on the context behind `c`; INVALID_PARAMETER
+// (before anything else) when there is none.
+template <typename... Params, typename... Args>
+HSAKMT_STATUS OnCtx(HsaKFDContext* c, HSAKMT_STATUS (*body)(Context*, Params...), Args&&... args) {
+  Context* ctx = FromKfdCtx(c);
+  if (ctx == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  return body(ctx, static_cast<Args&&>(args)...);
+}
 
 // A call whose kernel refusal upstream reports as ERROR: any errno is
 // ERROR (the errno itself reaches the diagnostics callback); the library's

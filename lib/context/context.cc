@@ -53,7 +53,8 @@ Status ValidateConfig(const hke_config* config) {
                       "hke_config.struct_size is not this library's (use NormalizeConfig)");
   }
   constexpr uint32_t kKnownFlags = HKE_CONFIG_DISCOVERY_ONLY | HKE_CONFIG_REPARSE_TOPOLOGY |
-                                   HKE_CONFIG_RESERVE_SVM | HKE_CONFIG_LEGACY_USERPTR;
+                                   HKE_CONFIG_RESERVE_SVM | HKE_CONFIG_LEGACY_USERPTR |
+                                   HKE_CONFIG_SECONDARY_PROCESS;
   if ((config->flags & ~kKnownFlags) != 0) {
     return diag.Error(InvalidArgument(), "context", "hke_config.flags has unknown bits");
   }
@@ -85,6 +86,7 @@ void hke_build_capacities(hke_capacities* out) {
   c.max_mem_banks_total = hke::config::kMaxMemBanksTotal;
   c.max_caches_total = hke::config::kMaxCachesTotal;
   c.max_links_total = hke::config::kMaxLinksTotal;
+  c.max_secondary_contexts = hke::config::kMaxSecondaryContexts;
   *out = c;
 }
 

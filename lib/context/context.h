@@ -172,6 +172,10 @@ class Context {
   const topology::GfxOverrideTable& gfx_overrides() const { return gfx_overrides_; }
   const char* topology_root() const;
   bool discovery_only() const { return (config_.flags & HKE_CONFIG_DISCOVERY_ONLY) != 0; }
+  // A secondary KFD context (HKE_CONFIG_SECONDARY_PROCESS): its own
+  // kfd_process; user-memory registration, SVM and the debugger are the
+  // primary's only.
+  bool secondary() const { return (config_.flags & HKE_CONFIG_SECONDARY_PROCESS) != 0; }
 
   SpinLock& lock() { return lock_; }
   DeviceState& device() { return device_; }

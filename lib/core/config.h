@@ -23,6 +23,7 @@ inline constexpr uint32_t kMaxEvents = 256;
 inline constexpr uint32_t kMaxQueues = 16;
 inline constexpr uint32_t kMaxPcSamplingTraces = 4;
 inline constexpr uint32_t kMaxVaObjects = 1024;
+inline constexpr uint32_t kMaxSecondaryContexts = 1;
 #else
 inline constexpr const char* kName = "default";
 inline constexpr uint32_t kMaxNodes = 128;
@@ -41,6 +42,10 @@ inline constexpr uint32_t kMaxQueues = 1024;  // the KFD per-process queue limit
 // configuration per method and GPU, shared by any number of sessions).
 inline constexpr uint32_t kMaxPcSamplingTraces = 64;
 inline constexpr uint32_t kMaxVaObjects = 131072;
+// Slots of hsaKmtOpenSecondaryKFDCtx, each a whole context in static
+// storage (lib/api/contexts.cc, an archive member of its own: a static link
+// that never opens a secondary context does not carry them).
+inline constexpr uint32_t kMaxSecondaryContexts = 2;
 #endif
 
 static_assert(kMaxGpus <= kMaxNodes, "every GPU is a node");
