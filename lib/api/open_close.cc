@@ -1,6 +1,11 @@
-// hsaKmtOpenKFD, hsaKmtCloseKFD, hsaKmtGetVersion on the default context.
+// Opening and closing: hsaKmtOpenKFD, hsaKmtCloseKFD and hsaKmtGetVersion
+// on the default context, their hsakmtctx.h twins for the primary
+// (hsaKmtOpenKFDCtx, hsaKmtCloseKFDCtx), and hke_context_open / _close /
+// _kfd_ctx for any context (lib/api/lifecycle.h).
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
+#include "lib/api/lifecycle.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/device/kfd_device.h"
@@ -10,38 +15,57 @@
 
 using hke::api::Default;
 
+namespace hke::api {
+
+Status OpenReference(Context& ctx, bool* out_already_open) {
+  device::OpenResult r = device::OpenResult::kOpened;
+  HKE_RETURN_IF_ERROR(device::Open(ctx, &r));
+  *out_already_open = r == device::OpenResult::kAlreadyOpen;
+  return Status::Ok();
+}
+
+Status CloseReference(Context& ctx) {
+  if (device::LastReference(ctx)) {
+    queues::Teardown(ctx);
+    events::Teardown(ctx);
+    HKE_RETURN_IF_ERROR(memory::Teardown(ctx));
+  }
+  return device::Close(ctx);
+}
+
+}  // namespace hke::api
+
 extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return HSAKMT_STATUS_ERROR;
-  hke::device::OpenResult r = hke::device::OpenResult::kOpened;
-  hke::Status s = hke::device::Open(*ctx, &r);
+  bool already = false;
+  const hke::Status s = hke::api::OpenReference(*ctx, &already);
   if (!s.ok()) {
     // Upstream reports a failed open of /dev/kfd as "channel not opened".
     if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
     return hke::api::ToHsakmt(s);
   }
-  return r == hke::device::OpenResult::kAlreadyOpen ? HSAKMT_STATUS_KERNEL_ALREADY_OPENED
-                                                     : HSAKMT_STATUS_SUCCESS;
+  return already ? HSAKMT_STATUS_KERNEL_ALREADY_OPENED : HSAKMT_STATUS_SUCCESS;
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
-  // The last close destroys every queue and every event, then releases every memory object
-  // and the MMIO pages while the descriptor still works (upstream frees the
-  // MMIO BOs here too; the events page stays with the kernel). Memory the
-  // kernel refuses to free keeps the device open: the close fails with that
-  // status and can be retried.
-  if (hke::device::LastReference(*ctx)) {
-    hke::queues::Teardown(*ctx);
-    hke::events::Teardown(*ctx);
-    const hke::Status t = hke::memory::Teardown(*ctx);
-    if (!t.ok()) return hke::api::ToHsakmt(t);
-  }
-  return hke::api::ToHsakmt(hke::device::Close(*ctx));
+  return hke::api::ToHsakmt(hke::api::CloseReference(*ctx));
 }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFDCtx(HsaKFDContext** pCtx) {
+  if (pCtx == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  const HSAKMT_STATUS r = hsaKmtOpenKFD();
+  if (r == HSAKMT_STATUS_SUCCESS || r == HSAKMT_STATUS_KERNEL_ALREADY_OPENED) {
+    *pCtx = hke_context_kfd_ctx(hke_default_context());
+  }
+  return r;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFDCtx(void) { return hsaKmtCloseKFD(); }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo* VersionInfo) {
   if (VersionInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
@@ -54,6 +78,24 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo* VersionInfo) {
   VersionInfo->KernelInterfaceMajorVersion = major;
   VersionInfo->KernelInterfaceMinorVersion = minor;
   return HSAKMT_STATUS_SUCCESS;
+}
+
+hke_status_t hke_context_open(hke_context* context, int* out_already_open) {
+  if (context == nullptr || !context->impl.valid()) return hke::InvalidArgument().raw();
+  bool already = false;
+  const hke::Status s = hke::api::OpenReference(context->impl, &already);
+  if (s.ok() && out_already_open != nullptr) *out_already_open = already ? 1 : 0;
+  return s.raw();
+}
+
+hke_status_t hke_context_close(hke_context* context) {
+  if (context == nullptr || !context->impl.valid()) return hke::InvalidArgument().raw();
+  return hke::api::CloseReference(context->impl).raw();
+}
+
+struct _HsaKFDContext* hke_context_kfd_ctx(hke_context* context) {
+  // An HsaKFDContext is the hke_context itself (lib/api/entry.h FromKfdCtx).
+  return reinterpret_cast<struct _HsaKFDContext*>(context);
 }
 
 }  // extern "C"

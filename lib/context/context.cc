@@ -5,6 +5,7 @@
 #include <new>
 
 #include "lib/core/config.h"
+#include "lib/core/text.h"
 
 namespace hke {
 
@@ -64,6 +65,13 @@ Status ValidateConfig(const hke_config* config) {
   }
   return topology::GfxOverrideTable::Validate(config->gfx_overrides, config->gfx_override_count,
                                               diag);
+}
+
+Status RequirePrimary(Context& ctx, const char* area, const char* what) {
+  if (!ctx.secondary()) return Status::Ok();
+  FixedText<160> m;
+  m.Append(what).Append(" is served to the primary KFD context only (this is a secondary one)");
+  return ctx.diag().Error(Unsupported(), area, m.c_str());
 }
 
 }  // namespace hke

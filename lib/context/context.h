@@ -170,6 +170,9 @@ class Context {
   // context keeps its own copy of them, gfx_overrides().
   const hke_config& config() const { return config_; }
   const topology::GfxOverrideTable& gfx_overrides() const { return gfx_overrides_; }
+  // Takes another context's overrides (a secondary context opened for the
+  // default one inherits them). Before the first open only.
+  void InheritGfxOverrides(const Context& from) { gfx_overrides_ = from.gfx_overrides_; }
   const char* topology_root() const;
   bool discovery_only() const { return (config_.flags & HKE_CONFIG_DISCOVERY_ONLY) != 0; }
   // A secondary KFD context (HKE_CONFIG_SECONDARY_PROCESS): its own
@@ -243,6 +246,11 @@ class Context {
   SpinLock profile_lock_;
   profile::ProfileState profile_;
 };
+
+// UNSUPPORTED, with a diagnostic in `area` naming `what`, when `ctx` is a
+// secondary context (the kernel serves `what` to the primary kfd_process
+// only); OK otherwise.
+Status RequirePrimary(Context& ctx, const char* area, const char* what);
 
 // Checks a configuration (gfx_overrides included); reports the reason
 // through its diag callback.

@@ -100,6 +100,13 @@ hke_status_t hke_default_context_configure(const hke_config* caller_config) {
   hke_config normalized;
   hke::Status s = hke::NormalizeConfig(caller_config, &normalized);
   if (!s.ok()) return s.raw();
+  if ((normalized.flags & HKE_CONFIG_SECONDARY_PROCESS) != 0) {
+    // The default context is the process's primary KFD context.
+    return hke::Diag(normalized.diag, normalized.diag_user)
+        .Error(hke::InvalidArgument(), "context",
+               "the default context cannot be a secondary one (HKE_CONFIG_SECONDARY_PROCESS)")
+        .raw();
+  }
   const hke_config* config = &normalized;
   int expected = 0;
   if (g_state.compare_exchange_strong(expected, 1, std::memory_order_acq_rel)) {

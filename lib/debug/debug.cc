@@ -35,6 +35,7 @@ struct OpenFacts {
 
 Status ReadOpenFacts(Context& ctx, OpenFacts* out) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "debugging (DBG_TRAP)"));
   LockGuard g(ctx.lock());
   const DeviceState& d = ctx.device();
   *out = OpenFacts{d.version_minor, static_cast<uint32_t>(d.open_pid), d.kfd_fd};
@@ -307,6 +308,7 @@ Status QueueSnapshot(Context& ctx, void** out_data, uint32_t* out_count, uint32_
 Status TrapIoctl(Context& ctx, void* args, const uint64_t* queues, uint64_t* out_return) {
   if (args == nullptr) return InvalidArgument();
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "DBG_TRAP"));
   kfd::DbgTrapArgs a{};
   const auto* src = static_cast<const unsigned char*>(args);
   auto* dst = reinterpret_cast<unsigned char*>(&a);

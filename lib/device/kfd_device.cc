@@ -40,6 +40,27 @@ void ResetInherited(Context& ctx) {
   d = DeviceState{};
 }
 
+// Turns the fresh descriptor `fd` into a secondary kfd_process
+// (AMDKFD_IOC_CREATE_PROCESS, KFD >= 1.19). It must be the first
+// process-level call on the descriptor: until it, the descriptor stands for
+// the process's primary kfd_process. Kernels before 1.19 do not know the
+// request (ENOTTY); the check on the version says so before asking.
+Status BecomeSecondary(Context& ctx, int fd, uint32_t minor) {
+  if (minor < kfd::kMinorCreateProcess) {
+    FixedText<128> m;
+    m.Append("a secondary context needs KFD 1.").AppendU64(kfd::kMinorCreateProcess)
+        .Append(" (CREATE_PROCESS); this kernel has 1.").AppendU64(minor);
+    return ctx.diag().Error(Unsupported(), kArea, m.c_str());
+  }
+  const Status s = ctx.platform().Ioctl(fd, kfd::kIocCreateProcess, nullptr);
+  if (!s.ok()) {
+    FixedText<128> m;
+    m.Append("CREATE_PROCESS failed: ").Append(StatusName(s));
+    return ctx.diag().Error(s, kArea, m.c_str());
+  }
+  return Status::Ok();
+}
+
 Status OpenLocked(Context& ctx, OpenResult* out_result) {
   DeviceState& d = ctx.device();
   if (d.open_count != 0 && (d.forked || (d.kfd_fd >= 0 && ProcessChanged(ctx)))) {
@@ -98,6 +119,14 @@ Status OpenLocked(Context& ctx, OpenResult* out_result) {
     return ctx.diag().Error(s, kArea, m.c_str());
   }
 
+  if (ctx.secondary()) {
+    s = BecomeSecondary(ctx, fd, v.minor_version);
+    if (!s.ok()) {
+      (void)ctx.platform().Close(&fd);
+      return s;
+    }
+  }
+
   d.kfd_fd = fd;
   d.open_count = 1;
   d.open_pid = pid;
@@ -130,6 +159,10 @@ Status Close(Context& ctx) {
   }
   if (--d.open_count == 0) {
     Status s = ctx.platform().Close(&d.kfd_fd);
+    // A secondary kfd_process dies with its descriptor, and its GPU VMs
+    // with it: its render nodes are of no use to a later open, which makes
+    // a new process (and opens them again).
+    if (ctx.secondary()) CloseRenderNodes(ctx);
     // The render nodes stay open for the next open of this process (see
     // DeviceState::render_pid).
     const int32_t render_pid = d.open_pid;

@@ -166,6 +166,9 @@ Status MakePlan(Context& ctx, const MemoryState& m, const AllocArgs& a, const Hs
     p.source = svm;
     p.kfd_flags = AttrFlags(f);
     if (!f.ui32.NonPaged) {
+      // Paged system memory of a dGPU is a userptr BO.
+      HKE_RETURN_IF_ERROR(RequirePrimary(
+          ctx, kArea, "paged system memory on a dGPU (a userptr BO; allocate it NonPaged)"));
       p.kind = ObjectKind::kHostPaged;
       p.kfd_flags |= kfd::kAllocMemUserptr;
       p.anon_pages = true;

@@ -223,6 +223,7 @@ Status Register(Context& ctx, const RegisterArgs& a) {
                             "RegisterMemoryWithFlags needs HostAccess and paged memory");
   }
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
+  HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "registering user memory (userptr, SVM)"));
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   GpuSet set;

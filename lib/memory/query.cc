@@ -247,6 +247,7 @@ Status SvmCall(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
     return ctx.diag().Error(Overflow(), kArea, "too many SVM attributes in one call");
   }
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
+  HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "the SVM ioctl"));
   if (ctx.device().version_minor < kfd::kMinorSvm) {
     return ctx.diag().Error(Unsupported(), kArea, "the SVM API needs KFD 1.5");
   }

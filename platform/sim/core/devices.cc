@@ -71,6 +71,7 @@ Simulator::Simulator(Board board) : board_(std::move(board)) {
 }
 
 Simulator::~Simulator() {
+  DropSecondaries();
   UnregisterForFork();
   ResetProcess();
   std::lock_guard<std::mutex> dl(dev_mu_);
@@ -82,6 +83,7 @@ Simulator::~Simulator() {
 }
 
 void Simulator::ResetProcess() {
+  DropSecondaries();
   std::lock_guard<std::mutex> dl(dev_mu_);
   std::lock_guard<std::mutex> pl(proc_mu_);
   {
@@ -192,6 +194,16 @@ int Simulator::LookupFd(int fd, IoctlCtx* ctx) {
   struct stat st{};
   if (fd < 0 || fstat(fd, &st) != 0) return EBADF;
   const FileKey key{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};
+  // A secondary process is handed a render file of the root's (ACQUIRE_VM
+  // of a fresh render descriptor): it becomes this process's.
+  if (root_ != nullptr) {
+    bool known = false;
+    {
+      std::lock_guard<std::mutex> dl(dev_mu_);
+      known = files_.count(key) != 0;
+    }
+    if (!known) (void)root_->AdoptRenderFile(key, this);
+  }
   std::lock_guard<std::mutex> dl(dev_mu_);
   auto it = files_.find(key);
   if (it == files_.end()) return ENOTTY;
@@ -206,11 +218,17 @@ int Simulator::LookupFd(int fd, IoctlCtx* ctx) {
 }
 
 bool Simulator::OwnsFd(int fd) {
+  if (auto sec = RouteOf(fd)) return sec->OwnsFd(fd);
   IoctlCtx ctx;
   return LookupFd(fd, &ctx) == 0;
 }
 
 int Simulator::Close(int fd) {
+  if (auto sec = RouteOf(fd)) {
+    const int r = sec->Close(fd);
+    ReapIfClosed(sec);
+    return r;
+  }
   struct stat st{};
   if (fd >= 0 && fstat(fd, &st) == 0) {
     const FileKey key{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)};

@@ -175,6 +175,7 @@ int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
 }
 
 bool Simulator::TakeFault(uint32_t key, int* error) {
+  if (root_ != nullptr) return root_->TakeFault(key, error);
   std::lock_guard<std::mutex> hl(hook_mu_);
   if (faults_.empty()) return false;
   const uint32_t count = ++call_counts_[key];
@@ -212,11 +213,13 @@ void Simulator::SetTraceSink(TraceSink sink, void* user) {
 }
 
 bool Simulator::tracing() {
+  if (root_ != nullptr) return root_->tracing();
   std::lock_guard<std::mutex> hl(hook_mu_);
   return trace_sink_ != nullptr;
 }
 
 void Simulator::Trace(const std::string& body) {
+  if (root_ != nullptr) return root_->Trace(body);
   TraceSink sink = nullptr;
   void* user = nullptr;
   {
@@ -237,6 +240,7 @@ std::string DevText(const Simulator& s, const Simulator::IoctlCtx& c) {
 }  // namespace
 
 int Simulator::Ioctl(int fd, unsigned long request, void* arg) {
+  if (auto sec = RouteOf(fd)) return sec->Ioctl(fd, request, arg);
   IoctlCtx c;
   if (int r = LookupFd(fd, &c)) return r;
   const uint32_t req = static_cast<uint32_t>(request);
@@ -292,6 +296,7 @@ int Simulator::Ioctl(int fd, unsigned long request, void* arg) {
 int Simulator::Mmap(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
                     void** out_addr) {
   if (out_addr == nullptr) return EINVAL;
+  if (auto sec = RouteOf(fd)) return sec->Mmap(addr, length, prot, flags, fd, offset, out_addr);
   IoctlCtx c;
   if (int r = LookupFd(fd, &c)) return r == ENOTTY ? ENODEV : r;
   void* p = nullptr;

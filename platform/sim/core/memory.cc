@@ -246,6 +246,8 @@ bool Simulator::SvmOverlaps(uint64_t start, uint64_t size) const {
 int Simulator::IocAllocMemory(IoctlCtx&, void* d) {
   auto* a = static_cast<k::AllocMemoryOfGpuArgs*>(d);
   if (a->size == 0) return EINVAL;
+  // USERPTR BOs belong to the primary process (they die with the mm).
+  if (IsSecondary() && (a->flags & k::kAllocMemUserptr) != 0) return EOPNOTSUPP;
   std::lock_guard<std::mutex> pl(proc_mu_);
   const uint32_t flags = a->flags;
   if (flags & k::kAllocMemUserptr) {

@@ -150,6 +150,7 @@ int Simulator::IocSetTrapHandler(IoctlCtx&, void* d) {
 
 int Simulator::IocSvm(IoctlCtx& c, void* d) {
   auto* a = static_cast<k::SvmArgs*>(d);
+  if (IsSecondary()) return EOPNOTSUPP;  // SVM is the primary process's
   const uint64_t need = sizeof(k::SvmArgs) + uint64_t{a->nattr} * sizeof(k::SvmAttribute);
   if (need > std::max<uint64_t>(c.user_size, sizeof(k::SvmArgs))) return EINVAL;
   if ((a->start_addr & (page_size_ - 1)) != 0 || (a->size & (page_size_ - 1)) != 0) return EINVAL;
@@ -351,6 +352,7 @@ bool NeedsRuntime(uint32_t op) {
 
 int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
   auto* a = static_cast<k::DbgTrapArgs*>(d);
+  if (IsSecondary()) return EOPNOTSUPP;  // debug trap: primary process only
   if (a->pid != static_cast<uint32_t>(getpid())) return ESRCH;
   // The debugger's descriptor is checked before the process lock (LookupFd
   // takes the device lock).
@@ -482,8 +484,6 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
       return EINVAL;
   }
 }
-
-int Simulator::IocCreateProcess(IoctlCtx&, void*) { return EINVAL; }
 
 int Simulator::IocDkmsDebug(IoctlCtx&, void*) { return EINVAL; }
 

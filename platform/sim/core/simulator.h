@@ -192,9 +192,12 @@ class Simulator {
   size_t BoCount();
   size_t QueueCount();
   bool VmAcquired(uint32_t gpu_id);
-  // Drops all per-process state (BOs, events, queues, VMs, SVM). Open device
-  // files stay valid. Waiters blocked in WAIT_EVENTS return EIO.
+  // Drops all per-process state (BOs, events, queues, VMs, SVM) and every
+  // secondary process. Open device files stay valid. Waiters blocked in
+  // WAIT_EVENTS return EIO.
   void ResetProcess();
+  // Secondary kfd_processes alive now (core/secondary.cc).
+  size_t SecondaryCount();
 
   // ---- implementation types (used across the subsystem files) ----
   enum class DevKind { kKfd, kRender };
@@ -415,6 +418,24 @@ class Simulator {
   int IocRuntimeEnable(IoctlCtx& c, void* d);
   int IocDbgTrap(IoctlCtx& c, void* d);
   int IocCreateProcess(IoctlCtx& c, void* d);
+
+  // ---------------- secondary.cc ----------------
+  // Secondary kfd_processes (AMDKFD_IOC_CREATE_PROCESS): each is a
+  // Simulator of its own (same board description, no file provider) that
+  // owns the /dev/kfd file it was created on and the render files it
+  // acquires VMs with. The primary (root) routes every call on those
+  // files to it; the secondary uses the root's trace sink, faults and
+  // tamper. Lock order: root dev_mu_ -> secondary dev_mu_; the root never
+  // holds a lock while it calls into a secondary.
+  std::shared_ptr<Simulator> RouteOf(int fd);  // root: the secondary owning fd, or null
+  // Root: hands the render file `key` to `sec` when no process bound a VM
+  // to it yet; false otherwise.
+  bool AdoptRenderFile(const FileKey& key, Simulator* sec);
+  // Root: destroys `sec` once its /dev/kfd file is closed (the kernel's
+  // release of a secondary process); files still open return to the root.
+  void ReapIfClosed(const std::shared_ptr<Simulator>& sec);
+  void DropSecondaries();  // root; no simulator lock held
+  bool IsSecondary() const { return root_ != nullptr; }
   int IocDkmsDebug(IoctlCtx& c, void* d);
 
   // ---------------- profile.cc ----------------
@@ -452,6 +473,13 @@ class Simulator {
 
   std::mutex dev_mu_;
   std::map<FileKey, DeviceFile> files_;
+  // secondary.cc. Root: files owned by a secondary -> that secondary (under
+  // dev_mu_; route_count_ mirrors its size so the common path skips the
+  // lookup). Secondary: root_ and its /dev/kfd file.
+  std::map<FileKey, std::shared_ptr<Simulator>> routes_;
+  std::atomic<size_t> route_count_{0};
+  Simulator* root_ = nullptr;
+  FileKey own_key_{};
 
   mutable std::mutex proc_mu_;
   std::vector<GpuProc> gpus_;

@@ -45,6 +45,7 @@ void Simulator::SetReplyTamper(ReplyTamper fn, void* user) {
 }
 
 int Simulator::TamperReply(uint32_t request, void* arg, int result, bool* tampered) {
+  if (root_ != nullptr) return root_->TamperReply(request, arg, result, tampered);
   ReplyTamper fn = nullptr;
   void* user = nullptr;
   {

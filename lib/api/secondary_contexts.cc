@@ -1,0 +1,131 @@
+// hsaKmtOpenSecondaryKFDCtx / hsaKmtCloseSecondaryKFDCtx: secondary KFD
+// contexts in fixed slots.
+//
+// Each slot is storage for one whole hke_context (config::
+// kMaxSecondaryContexts of them, in .bss, touched lazily like the default
+// context's). This file is an archive member of its own, so a static link
+// that never calls these two functions carries no slot.
+//
+// A secondary context is configured as the default context is (platform,
+// diagnostics, flags, GFX version overrides) plus HKE_CONFIG_SECONDARY_
+// PROCESS, and opened once: its /dev/kfd descriptor becomes a kfd_process
+// of its own (lib/device/kfd_device.cc). Closing it releases everything it
+// holds and frees the slot.
+//
+// Threading: a slot changes hands with an atomic state (free -> busy ->
+// open -> busy -> free), so concurrent opens never share a slot and a
+// context is closed once. Calls still running on a context while another
+// thread closes it are the caller's error (as with any freed object).
+#include <atomic>
+#include <cstdint>
+
+#include "hsakmt/hsakmtctx.h"
+#include "lib/api/entry.h"
+#include "lib/api/lifecycle.h"
+#include "lib/core/config.h"
+#include "lib/core/errno.h"
+#include "lib/device/kfd_device.h"
+
+namespace {
+
+enum : int { kFree = 0, kBusy = 1, kOpen = 2 };
+
+struct Slot {
+  alignas(hke_context) unsigned char storage[sizeof(hke_context)];
+  std::atomic<int> state{kFree};
+  hke_context* context = nullptr;  // valid while kOpen
+};
+
+Slot g_slots[hke::config::kMaxSecondaryContexts];
+
+constexpr const char* kArea = "context";
+
+// Status of a failed open, as upstream's secondary open reports it: a
+// kernel without CREATE_PROCESS (too old, or refusing it: EINVAL, ENOTTY)
+// is NOT_SUPPORTED; a descriptor that cannot be opened is
+// KERNEL_IO_CHANNEL_NOT_OPENED; the rest maps as usual.
+HSAKMT_STATUS OpenFailure(hke::Status s) {
+  if (s.is_api(HKE_STATUS_UNSUPPORTED) || s.is_errno(hke::err::kEINVAL) ||
+      s.is_errno(hke::err::kENOTTY)) {
+    return HSAKMT_STATUS_NOT_SUPPORTED;
+  }
+  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+  return hke::api::ToHsakmt(s);
+}
+
+// Opens a secondary context in the claimed (kBusy) slot; on failure the
+// slot holds nothing that needs cleaning up.
+HSAKMT_STATUS OpenInSlot(Slot& slot, hke::Context& primary, hke_context** out) {
+  hke_config config = primary.config();
+  config.flags |= HKE_CONFIG_SECONDARY_PROCESS;
+  hke_context* c = nullptr;
+  const hke_status_t init = hke_context_init(slot.storage, sizeof(slot.storage), &config, &c);
+  if (init != HKE_OK) return hke::api::ToHsakmt(hke::Status(init));
+  c->impl.InheritGfxOverrides(primary);
+  bool already = false;
+  const hke::Status s = hke::api::OpenReference(c->impl, &already);
+  if (!s.ok()) {
+    hke_context_deinit(c);
+    return OpenFailure(s);
+  }
+  *out = c;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSecondaryKFDCtx(HsaKFDContext** pCtx) {
+  if (pCtx == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  hke::Context* primary = hke::api::Default();
+  if (primary == nullptr) return HSAKMT_STATUS_ERROR;
+  for (Slot& slot : g_slots) {
+    int expected = kFree;
+    if (!slot.state.compare_exchange_strong(expected, kBusy, std::memory_order_acq_rel)) continue;
+    hke_context* c = nullptr;
+    const HSAKMT_STATUS r = OpenInSlot(slot, *primary, &c);
+    if (r != HSAKMT_STATUS_SUCCESS) {
+      slot.state.store(kFree, std::memory_order_release);
+      return r;
+    }
+    slot.context = c;
+    slot.state.store(kOpen, std::memory_order_release);
+    *pCtx = hke_context_kfd_ctx(c);
+    return HSAKMT_STATUS_SUCCESS;
+  }
+  (void)primary->diag().Error(hke::Exhausted(), kArea,
+                              "every secondary-context slot is open "
+                              "(hke_capacities.max_secondary_contexts)");
+  return HSAKMT_STATUS_OUT_OF_RESOURCES;
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCloseSecondaryKFDCtx(HsaKFDContext* ctx) {
+  if (ctx == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  for (Slot& slot : g_slots) {
+    if (slot.state.load(std::memory_order_acquire) != kOpen ||
+        hke_context_kfd_ctx(slot.context) != ctx) {
+      continue;
+    }
+    int expected = kOpen;
+    if (!slot.state.compare_exchange_strong(expected, kBusy, std::memory_order_acq_rel)) {
+      return HSAKMT_STATUS_INVALID_PARAMETER;  // another thread is closing it
+    }
+    hke::Context& c = slot.context->impl;
+    // Every reference (hke_context_open may have added some): the last one
+    // tears the context down. A kernel refusal keeps it open, to retry.
+    hke::Status s = hke::Status::Ok();
+    while (s.ok() && hke::device::CheckOpen(c).ok()) s = hke::api::CloseReference(c);
+    if (!s.ok() && hke::device::CheckOpen(c).ok()) {
+      slot.state.store(kOpen, std::memory_order_release);
+      return hke::api::ToHsakmt(s);
+    }
+    hke_context_deinit(slot.context);
+    slot.context = nullptr;
+    slot.state.store(kFree, std::memory_order_release);
+    return HSAKMT_STATUS_SUCCESS;
+  }
+  return HSAKMT_STATUS_INVALID_PARAMETER;
+}
+
+}  // extern "C"
