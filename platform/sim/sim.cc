@@ -142,6 +142,11 @@ void kfdsim_reset_process(kfdsim_t* sim) {
   sim->sim.ResetProcess();
 }
 
+uint32_t kfdsim_secondary_count(kfdsim_t* sim) {
+  if (sim == nullptr) return 0;
+  return static_cast<uint32_t>(sim->sim.SecondaryCount());
+}
+
 int kfdsim_set_engine_mode(kfdsim_t* sim, uint32_t mode) {
   if (sim == nullptr || mode > KFDSIM_ENGINES_MANUAL) return EINVAL;
   sim->sim.SetEngineMode(mode == KFDSIM_ENGINES_MANUAL ? kfdsim::Simulator::EngineMode::kManual

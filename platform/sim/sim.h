@@ -127,6 +127,9 @@ KFDSIM_API uint32_t kfdsim_signal_interrupt(kfdsim_t* sim);
 /* Drops the per-process state (a fork child starting over). Stops the
  * engine thread first (it restarts on the next CREATE_QUEUE). */
 KFDSIM_API void kfdsim_reset_process(kfdsim_t* sim);
+/* Secondary kfd_processes (AMDKFD_IOC_CREATE_PROCESS) alive now; each ends
+ * when its /dev/kfd descriptor is closed. 0 for NULL. */
+KFDSIM_API uint32_t kfdsim_secondary_count(kfdsim_t* sim);
 
 /* ---- packet engines (platform/sim/core/engines/README.md) ----
  * SDMA, PM4 and AQL packets written to user queues are executed by the
