@@ -1,6 +1,13 @@
-// The debugger entry points of hsakmt.h on the default context
-// (lib/debug/debug.h has the semantics and the ownership of the blocks
-// handed out).
+// The debugger entry points of hsakmt.h, on the default context, and the
+// hsakmtctx.h twins (hsaKmt<Name>Ctx) of the current ones, on the given
+// context, one body per call taking the context (lib/debug/debug.h has
+// the semantics and the ownership of the blocks handed out: the runtime
+// info and snapshot blocks are the context's, so a Ctx call hands out the
+// blocks of the context it was given). The deprecated calls have no twin.
+//
+// A Ctx call on a NULL or dead context is INVALID_PARAMETER before
+// anything else; after that it checks what the plain call checks, in the
+// same order.
 //
 // Status rules (upstream's, with the errno in the diagnostics report):
 // NULL outputs are INVALID_PARAMETER first; then the open device
@@ -18,87 +25,156 @@
 #include "lib/debug/debug.h"
 
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 
+using hke::Context;
+using hke::api::Addr;
 using hke::api::Default;
 using hke::api::KernelCallStatus;
-using hke::api::Addr;
 using hke::api::kNoContext;
+using hke::api::OnCtx;
 
-extern "C" {
+namespace {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupport(void) {
-  hke::Context* ctx = Default();
+// The bodies: `ctx` is the context the call runs on, nullptr when there is
+// none (kNoContext, after the checks that come before it).
+
+HSAKMT_STATUS CheckRuntimeDebugSupport(Context* ctx) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::debug::CheckRuntimeDebugSupport(*ctx));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void* rDebug, bool setupTtmp) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS RuntimeEnable(Context* ctx, void* rDebug, bool setupTtmp) {
   if (ctx == nullptr) return kNoContext;
   const hke::Status s = hke::debug::RuntimeEnable(*ctx, Addr(rDebug), setupTtmp);
   if (s.is_errno(hke::err::kEBUSY)) return HSAKMT_STATUS_UNAVAILABLE;
   return KernelCallStatus(s);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS RuntimeDisable(Context* ctx) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::debug::RuntimeDisable(*ctx));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask) {
+HSAKMT_STATUS GetRuntimeCapabilities(Context* ctx, HSAuint32* caps_mask) {
   if (caps_mask == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::debug::RuntimeCapabilities(*ctx, caps_mask));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnable(void** runtime_info, HSAuint32* data_size) {
+HSAKMT_STATUS DbgEnable(Context* ctx, void** runtime_info, HSAuint32* data_size) {
   if (runtime_info == nullptr || data_size == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::debug::DbgEnable(*ctx, runtime_info, data_size));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS DbgDisable(Context* ctx) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::debug::DbgDisable(*ctx));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceData(void** data, HSAuint32* n_entries,
-                                               HSAuint32* entry_size) {
+HSAKMT_STATUS DbgGetDeviceData(Context* ctx, void** data, HSAuint32* n_entries,
+                               HSAuint32* entry_size) {
   if (data == nullptr || n_entries == nullptr || entry_size == nullptr) {
     return HSAKMT_STATUS_INVALID_PARAMETER;
   }
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::debug::DeviceSnapshot(*ctx, data, n_entries, entry_size));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void** data, HSAuint32* n_entries,
-                                              HSAuint32* entry_size, bool suspend_queues) {
+HSAKMT_STATUS DbgGetQueueData(Context* ctx, void** data, HSAuint32* n_entries,
+                              HSAuint32* entry_size, bool suspend_queues) {
   if (data == nullptr || n_entries == nullptr || entry_size == nullptr) {
     return HSAKMT_STATUS_INVALID_PARAMETER;
   }
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(
       hke::debug::QueueSnapshot(*ctx, data, n_entries, entry_size, suspend_queues));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg,
-                                             HSA_QUEUEID* Queues, HSAuint64* DebugReturn) {
+HSAKMT_STATUS DebugTrapIoctl(Context* ctx, struct kfd_ioctl_dbg_trap_args* arg,
+                             HSA_QUEUEID* Queues, HSAuint64* DebugReturn) {
   if (arg == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   static_assert(sizeof(HSA_QUEUEID) == sizeof(uint64_t), "HSA_QUEUEID is 64-bit");
   return KernelCallStatus(
       hke::debug::TrapIoctl(*ctx, arg, reinterpret_cast<const uint64_t*>(Queues), DebugReturn));
 }
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupport(void) {
+  return CheckRuntimeDebugSupport(Default());
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupportCtx(HsaKFDContext* ctx) {
+  return OnCtx(ctx, CheckRuntimeDebugSupport);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void* rDebug, bool setupTtmp) {
+  return RuntimeEnable(Default(), rDebug, setupTtmp);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnableCtx(HsaKFDContext* ctx, void* rDebug, bool setupTtmp) {
+  return OnCtx(ctx, RuntimeEnable, rDebug, setupTtmp);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) { return RuntimeDisable(Default()); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisableCtx(HsaKFDContext* ctx) {
+  return OnCtx(ctx, RuntimeDisable);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask) {
+  return GetRuntimeCapabilities(Default(), caps_mask);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilitiesCtx(HsaKFDContext* ctx, HSAuint32* caps_mask) {
+  return OnCtx(ctx, GetRuntimeCapabilities, caps_mask);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnable(void** runtime_info, HSAuint32* data_size) {
+  return DbgEnable(Default(), runtime_info, data_size);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnableCtx(HsaKFDContext* ctx, void** runtime_info,
+                                           HSAuint32* data_size) {
+  return OnCtx(ctx, DbgEnable, runtime_info, data_size);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void) { return DbgDisable(Default()); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisableCtx(HsaKFDContext* ctx) { return OnCtx(ctx, DbgDisable); }
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceData(void** data, HSAuint32* n_entries,
+                                               HSAuint32* entry_size) {
+  return DbgGetDeviceData(Default(), data, n_entries, entry_size);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceDataCtx(HsaKFDContext* ctx, void** data,
+                                                  HSAuint32* n_entries, HSAuint32* entry_size) {
+  return OnCtx(ctx, DbgGetDeviceData, data, n_entries, entry_size);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void** data, HSAuint32* n_entries,
+                                              HSAuint32* entry_size, bool suspend_queues) {
+  return DbgGetQueueData(Default(), data, n_entries, entry_size, suspend_queues);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueDataCtx(HsaKFDContext* ctx, void** data,
+                                                 HSAuint32* n_entries, HSAuint32* entry_size,
+                                                 bool suspend_queues) {
+  return OnCtx(ctx, DbgGetQueueData, data, n_entries, entry_size, suspend_queues);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg,
+                                             HSA_QUEUEID* Queues, HSAuint64* DebugReturn) {
+  return DebugTrapIoctl(Default(), arg, Queues, DebugReturn);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctlCtx(HsaKFDContext* ctx,
+                                                struct kfd_ioctl_dbg_trap_args* args,
+                                                HSA_QUEUEID* Queues, HSAuint64* DebugReturn) {
+  return OnCtx(ctx, DebugTrapIoctl, args, Queues, DebugReturn);
+}
+
+// The deprecated debugger calls (default context only).
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgRegister(HSAuint32 NodeId) {
   hke::Context* ctx = Default();

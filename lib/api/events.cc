@@ -1,5 +1,10 @@
-// The event entry points of hsakmt.h on the default context
-// (lib/events/events.h has the semantics).
+// The event entry points of hsakmt.h, on the default context, and their
+// hsakmtctx.h twins (hsaKmt<Name>Ctx), on the given context: one body per
+// call, taking the context (lib/events/events.h has the semantics).
+//
+// A Ctx call on a NULL or dead context is INVALID_PARAMETER before
+// anything else; after that it checks what the plain call checks, in the
+// same order.
 //
 // Status rules: CreateEvent's NULL EventDesc or Event is INVALID_PARAMETER
 // before anything else; every other call checks the open device first
@@ -14,38 +19,38 @@
 // NOT_SUPPORTED, a node without a GPU INVALID_NODE_UNIT, a kernel refusal
 // ERROR (upstream).
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 #include "lib/events/events.h"
 
+using hke::Context;
 using hke::api::Default;
 using hke::api::KernelCallStatus;
 using hke::api::kNoContext;
+using hke::api::OnCtx;
 
 namespace {
+
+// The bodies: `ctx` is the context the call runs on, nullptr when there is
+// none (kNoContext, after the checks that come before it).
 
 HSAKMT_STATUS WaitStatus(hke::Status s) {
   if (s.is_errno(hke::err::kEIO)) return HSAKMT_STATUS_WAIT_FAILURE;
   return hke::api::ToHsakmt(s);
 }
 
-// Upstream reports any kernel refusal of Set/Reset/Destroy as ERROR.
-HSAKMT_STATUS Wait(HsaEvent* const* events, HSAuint32 n, bool all, HSAuint32 ms, uint64_t* ages) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS Wait(Context* ctx, HsaEvent* const* events, HSAuint32 n, bool all, HSAuint32 ms,
+                   uint64_t* ages) {
   if (ctx == nullptr) return kNoContext;
   return WaitStatus(hke::events::Wait(*ctx, events, n, all, ms, ages));
 }
 
-}  // namespace
-
-extern "C" {
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool ManualReset,
-                                          bool IsSignaled, HsaEvent** Event) {
+HSAKMT_STATUS CreateEvent(Context* ctx, HsaEventDescriptor* EventDesc, bool ManualReset,
+                          bool IsSignaled, HsaEvent** Event) {
   if (EventDesc == nullptr || Event == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   HsaEvent* e = nullptr;
   const hke::Status s = hke::events::Create(*ctx, *EventDesc, ManualReset, IsSignaled, &e);
@@ -54,59 +59,140 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool Ma
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event) {
-  hke::Context* ctx = Default();
+// Upstream reports any kernel refusal of Set/Reset/Destroy as ERROR.
+HSAKMT_STATUS DestroyEvent(Context* ctx, HsaEvent* Event) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::events::Destroy(*ctx, Event));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS SetEvent(Context* ctx, HsaEvent* Event) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::events::Set(*ctx, Event));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS ResetEvent(Context* ctx, HsaEvent* Event) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::events::Reset(*ctx, Event));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent* Event) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS QueryEventState(Context* ctx, HsaEvent* Event) {
   if (ctx == nullptr) return kNoContext;
   return hke::api::ToHsakmt(hke::events::Query(*ctx, Event));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Milliseconds) {
-  return Wait(&Event, 1, true, Milliseconds, nullptr);
+HSAKMT_STATUS WaitOnEvent(Context* ctx, HsaEvent* Event, HSAuint32 Milliseconds) {
+  return Wait(ctx, &Event, 1, true, Milliseconds, nullptr);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent* Event, HSAuint32 Milliseconds,
-                                              uint64_t* event_age) {
-  return Wait(&Event, 1, true, Milliseconds, event_age);
+HSAKMT_STATUS WaitOnEventExt(Context* ctx, HsaEvent* Event, HSAuint32 Milliseconds,
+                             uint64_t* event_age) {
+  return Wait(ctx, &Event, 1, true, Milliseconds, event_age);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents,
-                                                   bool WaitOnAll, HSAuint32 Milliseconds) {
-  return Wait(Events, NumEvents, WaitOnAll, Milliseconds, nullptr);
+HSAKMT_STATUS WaitOnMultipleEvents(Context* ctx, HsaEvent** Events, HSAuint32 NumEvents,
+                                   bool WaitOnAll, HSAuint32 Milliseconds) {
+  return Wait(ctx, Events, NumEvents, WaitOnAll, Milliseconds, nullptr);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAuint32 NumEvents,
-                                                       bool WaitOnAll, HSAuint32 Milliseconds,
-                                                       uint64_t* event_age) {
-  return Wait(Events, NumEvents, WaitOnAll, Milliseconds, event_age);
+HSAKMT_STATUS WaitOnMultipleEventsExt(Context* ctx, HsaEvent** Events, HSAuint32 NumEvents,
+                                      bool WaitOnAll, HSAuint32 Milliseconds,
+                                      uint64_t* event_age) {
+  return Wait(ctx, Events, NumEvents, WaitOnAll, Milliseconds, event_age);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32 NodeId, int* fd) {
+HSAKMT_STATUS OpenSmi(Context* ctx, HSAuint32 NodeId, int* fd) {
   if (fd == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   int out = -1;
   const hke::Status s = hke::events::OpenSmi(*ctx, NodeId, &out);
   if (!s.ok()) return KernelCallStatus(s);
   *fd = out;
   return HSAKMT_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool ManualReset,
+                                          bool IsSignaled, HsaEvent** Event) {
+  return CreateEvent(Default(), EventDesc, ManualReset, IsSignaled, Event);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEventCtx(HsaKFDContext* ctx, HsaEventDescriptor* EventDesc,
+                                             bool ManualReset, bool IsSignaled, HsaEvent** Event) {
+  return OnCtx(ctx, CreateEvent, EventDesc, ManualReset, IsSignaled, Event);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event) {
+  return DestroyEvent(Default(), Event);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
+  return OnCtx(ctx, DestroyEvent, Event);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) { return SetEvent(Default(), Event); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
+  return OnCtx(ctx, SetEvent, Event);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) { return ResetEvent(Default(), Event); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtResetEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
+  return OnCtx(ctx, ResetEvent, Event);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent* Event) {
+  return QueryEventState(Default(), Event);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventStateCtx(HsaKFDContext* ctx, HsaEvent* Event) {
+  return OnCtx(ctx, QueryEventState, Event);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Milliseconds) {
+  return WaitOnEvent(Default(), Event, Milliseconds);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEventCtx(HsaKFDContext* ctx, HsaEvent* Event,
+                                             HSAuint32 Milliseconds) {
+  return OnCtx(ctx, WaitOnEvent, Event, Milliseconds);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent* Event, HSAuint32 Milliseconds,
+                                              uint64_t* event_age) {
+  return WaitOnEventExt(Default(), Event, Milliseconds, event_age);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_ExtCtx(HsaKFDContext* ctx, HsaEvent* Event,
+                                                 HSAuint32 Milliseconds, uint64_t* event_age) {
+  return OnCtx(ctx, WaitOnEventExt, Event, Milliseconds, event_age);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents,
+                                                   bool WaitOnAll, HSAuint32 Milliseconds) {
+  return WaitOnMultipleEvents(Default(), Events, NumEvents, WaitOnAll, Milliseconds);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEventsCtx(HsaKFDContext* ctx, HsaEvent* Events[],
+                                                      HSAuint32 NumEvents, bool WaitOnAll,
+                                                      HSAuint32 Milliseconds) {
+  return OnCtx(ctx, WaitOnMultipleEvents, Events, NumEvents, WaitOnAll, Milliseconds);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAuint32 NumEvents,
+                                                       bool WaitOnAll, HSAuint32 Milliseconds,
+                                                       uint64_t* event_age) {
+  return WaitOnMultipleEventsExt(Default(), Events, NumEvents, WaitOnAll, Milliseconds,
+                                 event_age);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_ExtCtx(HsaKFDContext* ctx, HsaEvent* Events[],
+                                                          HSAuint32 NumEvents, bool WaitOnAll,
+                                                          HSAuint32 Milliseconds,
+                                                          uint64_t* event_age) {
+  return OnCtx(ctx, WaitOnMultipleEventsExt, Events, NumEvents, WaitOnAll, Milliseconds,
+               event_age);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32 NodeId, int* fd) {
+  return OpenSmi(Default(), NodeId, fd);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMICtx(HsaKFDContext* ctx, HSAuint32 NodeId, int* fd) {
+  return OnCtx(ctx, OpenSmi, NodeId, fd);
 }
 
 }  // extern "C"

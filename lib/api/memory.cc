@@ -1,5 +1,11 @@
-// The memory entry points of hsakmt.h on the default context
-// (lib/memory/memory.h has the semantics).
+// The memory entry points of hsakmt.h, on the default context, and their
+// hsakmtctx.h twins (hsaKmt<Name>Ctx), on the given context: one body per
+// call, taking the context (lib/memory/memory.h has the semantics). Also
+// hke_memory_stats_get and hke_memory_check (hsakmt_embedded.h).
+//
+// A Ctx call on a NULL or dead context is INVALID_PARAMETER before
+// anything else; after that it checks what the plain call checks, in the
+// same order.
 //
 // Status rules: a NULL output is INVALID_PARAMETER before anything else;
 // then the open check (KERNEL_IO_CHANNEL_NOT_OPENED); the core's statuses
@@ -10,14 +16,17 @@
 // MEMORY_NOT_REGISTERED, and QueryPointerInfo fills the structure with
 // HSA_POINTER_UNKNOWN and returns ERROR.
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/memory/memory.h"
 
-using hke::api::Default;
+using hke::Context;
 using hke::api::Addr;
+using hke::api::Default;
 using hke::api::kNoContext;
+using hke::api::OnCtx;
 
 namespace {
 
@@ -27,10 +36,12 @@ HSAKMT_STATUS Unknown(hke::Status s, HSAKMT_STATUS unknown) {
   return s.is_api(HKE_STATUS_NOT_FOUND) ? unknown : hke::api::ToHsakmt(s);
 }
 
-HSAKMT_STATUS Alloc(HSAuint32 node, HSAuint64 size, HSAuint64 align, HsaMemFlags flags,
-                    void** address) {
+// The bodies: `ctx` is the context the call runs on, nullptr when there is
+// none (kNoContext, after the checks that come before it).
+
+HSAKMT_STATUS Alloc(Context* ctx, HSAuint32 node, HSAuint64 size, HSAuint64 align,
+                    HsaMemFlags flags, void** address) {
   if (address == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   hke::memory::AllocArgs a{};
   a.node = node;
@@ -50,9 +61,34 @@ HSAKMT_STATUS Alloc(HSAuint32 node, HSAuint64 size, HSAuint64 align, HsaMemFlags
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS Register(void* address, HSAuint64 size, const HSAuint32* nodes, HSAuint64 n,
-                       bool has_flags, HsaMemFlags flags) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS AllocMemory(Context* ctx, HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
+                          HsaMemFlags MemFlags, void** MemoryAddress) {
+  return Alloc(ctx, PreferredNode, SizeInBytes, 0, MemFlags, MemoryAddress);
+}
+
+HSAKMT_STATUS AllocMemoryAlign(Context* ctx, HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
+                               HSAuint64 Alignment, HsaMemFlags MemFlags, void** MemoryAddress) {
+  return Alloc(ctx, PreferredNode, SizeInBytes, Alignment, MemFlags, MemoryAddress);
+}
+
+HSAKMT_STATUS FreeMemory(Context* ctx, void* MemoryAddress, HSAuint64 /*SizeInBytes*/) {
+  if (ctx == nullptr) return kNoContext;
+  if (MemoryAddress == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  return hke::api::ToHsakmt(hke::memory::Free(*ctx, Addr(MemoryAddress)));
+}
+
+HSAKMT_STATUS AvailableMemory(Context* ctx, HSAuint32 Node, HSAuint64* AvailableBytes) {
+  if (AvailableBytes == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  uint64_t bytes = 0;
+  const hke::Status s = hke::memory::Available(*ctx, Node, &bytes);
+  if (!s.ok()) return hke::api::ToHsakmt(s);
+  *AvailableBytes = bytes;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS Register(Context* ctx, void* address, HSAuint64 size, const HSAuint32* nodes,
+                       HSAuint64 n, bool has_flags, HsaMemFlags flags) {
   if (ctx == nullptr) return kNoContext;
   if (n > 0xffffffffu) return HSAKMT_STATUS_INVALID_PARAMETER;
   hke::memory::RegisterArgs a{};
@@ -65,68 +101,31 @@ HSAKMT_STATUS Register(void* address, HSAuint64 size, const HSAuint32* nodes, HS
   return hke::api::ToHsakmt(hke::memory::Register(*ctx, a));
 }
 
-}  // namespace
-
-extern "C" {
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
-                                          HsaMemFlags MemFlags, void** MemoryAddress) {
-  return Alloc(PreferredNode, SizeInBytes, 0, MemFlags, MemoryAddress);
+HSAKMT_STATUS RegisterMemory(Context* ctx, void* MemoryAddress, HSAuint64 MemorySizeInBytes) {
+  return Register(ctx, MemoryAddress, MemorySizeInBytes, nullptr, 0, false, HsaMemFlags{});
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
-                                               HSAuint64 Alignment, HsaMemFlags MemFlags,
-                                               void** MemoryAddress) {
-  return Alloc(PreferredNode, SizeInBytes, Alignment, MemFlags, MemoryAddress);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 /*SizeInBytes*/) {
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  if (MemoryAddress == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  return hke::api::ToHsakmt(hke::memory::Free(*ctx, Addr(MemoryAddress)));
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes) {
-  if (AvailableBytes == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  uint64_t bytes = 0;
-  const hke::Status s = hke::memory::Available(*ctx, Node, &bytes);
-  if (!s.ok()) return hke::api::ToHsakmt(s);
-  *AvailableBytes = bytes;
-  return HSAKMT_STATUS_SUCCESS;
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes) {
-  return Register(MemoryAddress, MemorySizeInBytes, nullptr, 0, false, HsaMemFlags{});
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress,
-                                                    HSAuint64 MemorySizeInBytes,
-                                                    HSAuint64 NumberOfNodes,
-                                                    HSAuint32* NodeArray) {
+HSAKMT_STATUS RegisterMemoryToNodes(Context* ctx, void* MemoryAddress,
+                                    HSAuint64 MemorySizeInBytes, HSAuint64 NumberOfNodes,
+                                    HSAuint32* NodeArray) {
   if (NodeArray == nullptr || NumberOfNodes == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
-  return Register(MemoryAddress, MemorySizeInBytes, NodeArray, NumberOfNodes, false,
+  return Register(ctx, MemoryAddress, MemorySizeInBytes, NodeArray, NumberOfNodes, false,
                   HsaMemFlags{});
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress,
-                                                      HSAuint64 MemorySizeInBytes,
-                                                      HsaMemFlags MemFlags) {
-  return Register(MemoryAddress, MemorySizeInBytes, nullptr, 0, true, MemFlags);
+HSAKMT_STATUS RegisterMemoryWithFlags(Context* ctx, void* MemoryAddress,
+                                      HSAuint64 MemorySizeInBytes, HsaMemFlags MemFlags) {
+  return Register(ctx, MemoryAddress, MemorySizeInBytes, nullptr, 0, true, MemFlags);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS DeregisterMemory(Context* ctx, void* MemoryAddress) {
   if (ctx == nullptr) return kNoContext;
   return Unknown(hke::memory::Deregister(*ctx, Addr(MemoryAddress)),
                  HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
-                                             HSAuint64* AlternateVAGPU) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS MapMemoryToGpu(Context* ctx, void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                             HSAuint64* AlternateVAGPU) {
   if (ctx == nullptr) return kNoContext;
   if (MemoryAddress == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   uint64_t alt = 0;
@@ -137,12 +136,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 Memo
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress,
-                                                  HSAuint64 MemorySizeInBytes,
-                                                  HSAuint64* AlternateVAGPU,
-                                                  HsaMemMapFlags /*MemMapFlags*/,
-                                                  HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS MapMemoryToGpuNodes(Context* ctx, void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                  HSAuint64* AlternateVAGPU, HsaMemMapFlags /*MemMapFlags*/,
+                                  HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
   if (ctx == nullptr) return kNoContext;
   if (MemoryAddress == nullptr || NodeArray == nullptr || NumberOfNodes == 0 ||
       NumberOfNodes > 0xffffffffu) {
@@ -157,21 +153,18 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress,
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS UnmapMemoryToGpu(Context* ctx, void* MemoryAddress) {
   if (ctx == nullptr) return kNoContext;
   return Unknown(hke::memory::Unmap(*ctx, Addr(MemoryAddress)), HSAKMT_STATUS_ERROR);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32 /*NodeId*/,
-                                                 HSAuint64 FlatMemoryAddress,
-                                                 HSAuint64 /*SizeInBytes*/) {
-  return hsaKmtUnmapMemoryToGPU(reinterpret_cast<void*>(static_cast<uintptr_t>(FlatMemoryAddress)));
+HSAKMT_STATUS UnmapGraphicHandle(Context* ctx, HSAuint32 /*NodeId*/, HSAuint64 FlatMemoryAddress,
+                                 HSAuint64 /*SizeInBytes*/) {
+  return UnmapMemoryToGpu(ctx, reinterpret_cast<void*>(static_cast<uintptr_t>(FlatMemoryAddress)));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* Pointer, HsaPointerInfo* PointerInfo) {
+HSAKMT_STATUS QueryPointerInfo(Context* ctx, const void* Pointer, HsaPointerInfo* PointerInfo) {
   if (PointerInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   HsaPointerInfo info{};
   const hke::Status s = hke::memory::QueryPointer(*ctx, Addr(Pointer), &info);
@@ -186,36 +179,31 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* Pointer, HsaPointerIn
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void* Pointer, void* UserData) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS SetMemoryUserData(Context* ctx, const void* Pointer, void* UserData) {
   if (ctx == nullptr) return kNoContext;
   return Unknown(hke::memory::SetUserData(*ctx, Addr(Pointer), Addr(UserData)),
                  HSAKMT_STATUS_ERROR);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
-                                         HSA_SVM_ATTRIBUTE* attrs) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS SvmSetAttr(Context* ctx, void* start_addr, HSAuint64 size, unsigned int nattr,
+                         HSA_SVM_ATTRIBUTE* attrs) {
   if (ctx == nullptr) return kNoContext;
   return hke::api::ToHsakmt(hke::memory::SvmSetAttr(*ctx, Addr(start_addr), size, nattr, attrs));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
-                                         HSA_SVM_ATTRIBUTE* attrs) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS SvmGetAttr(Context* ctx, void* start_addr, HSAuint64 size, unsigned int nattr,
+                         HSA_SVM_ATTRIBUTE* attrs) {
   if (ctx == nullptr) return kNoContext;
   return hke::api::ToHsakmt(hke::memory::SvmGetAttr(*ctx, Addr(start_addr), size, nattr, attrs));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS SetXnackMode(Context* ctx, HSAint32 enable) {
   if (ctx == nullptr) return kNoContext;
   return hke::api::ToHsakmt(hke::memory::SetXnack(*ctx, enable));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable) {
+HSAKMT_STATUS GetXnackMode(Context* ctx, HSAint32* enable) {
   if (enable == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   int32_t v = 0;
   const hke::Status s = hke::memory::GetXnack(*ctx, &v);
@@ -224,10 +212,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable) {
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
-                                                 int* DMABufFd, HSAuint64* Offset) {
+HSAKMT_STATUS ExportDmaBufHandle(Context* ctx, void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                 int* DMABufFd, HSAuint64* Offset) {
   if (DMABufFd == nullptr || Offset == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   int fd = -1;
   uint64_t off = 0;
@@ -237,6 +224,343 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void* MemoryAddress, HSAuint64 
   *DMABufFd = fd;
   *Offset = off;
   return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS RegisterGraphicsHandleToNodesExt(Context* ctx, HSAuint64 GraphicsResourceHandle,
+                                               HsaGraphicsResourceInfo* GraphicsResourceInfo,
+                                               HSAuint64 NumberOfNodes, HSAuint32* NodeArray,
+                                               HSA_REGISTER_MEM_FLAGS RegisterFlags) {
+  if (GraphicsResourceInfo == nullptr || NumberOfNodes > 0xffffffffu ||
+      (NodeArray == nullptr && NumberOfNodes != 0)) {
+    return HSAKMT_STATUS_INVALID_PARAMETER;
+  }
+  if (ctx == nullptr) return kNoContext;
+  hke::memory::GraphicsArgs a{};
+  a.dmabuf_fd = GraphicsResourceHandle;
+  a.nodes = NumberOfNodes != 0 ? NodeArray : nullptr;
+  a.num_nodes = static_cast<uint32_t>(NumberOfNodes);
+  a.requires_va = RegisterFlags.ui32.requiresVAddr != 0;
+  HsaGraphicsResourceInfo info{};
+  const hke::Status s = hke::memory::RegisterGraphics(*ctx, a, &info);
+  if (!s.ok()) return hke::api::ToHsakmt(s);
+  *GraphicsResourceInfo = info;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS RegisterGraphicsHandleToNodes(Context* ctx, HSAuint64 GraphicsResourceHandle,
+                                            HsaGraphicsResourceInfo* GraphicsResourceInfo,
+                                            HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  HSA_REGISTER_MEM_FLAGS flags;
+  flags.Value = 0;
+  return RegisterGraphicsHandleToNodesExt(ctx, GraphicsResourceHandle, GraphicsResourceInfo,
+                                          NumberOfNodes, NodeArray, flags);
+}
+
+HSAKMT_STATUS ShareMemory(Context* ctx, void* MemoryAddress, HSAuint64 SizeInBytes,
+                          HsaSharedMemoryHandle* SharedMemoryHandle) {
+  if (SharedMemoryHandle == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  HsaSharedMemoryHandle h;
+  const hke::Status s = hke::memory::ShareMemory(*ctx, Addr(MemoryAddress), SizeInBytes, &h);
+  // A kernel without the DKMS IPC ioctls (ENOTTY), like every other kernel
+  // failure here, is upstream's ERROR.
+  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
+  if (!s.ok()) return Unknown(s, HSAKMT_STATUS_INVALID_PARAMETER);
+  for (int i = 0; i < 8; ++i) (*SharedMemoryHandle)[i] = h[i];
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS RegisterSharedHandleToNodes(Context* ctx,
+                                          const HsaSharedMemoryHandle* SharedMemoryHandle,
+                                          void** MemoryAddress, HSAuint64* SizeInBytes,
+                                          HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  if (SharedMemoryHandle == nullptr || MemoryAddress == nullptr || SizeInBytes == nullptr ||
+      NumberOfNodes > 0xffffffffu || (NodeArray == nullptr && NumberOfNodes != 0)) {
+    return HSAKMT_STATUS_INVALID_PARAMETER;
+  }
+  if (ctx == nullptr) return kNoContext;
+  uint64_t addr = 0, size = 0;
+  const hke::Status s = hke::memory::RegisterShared(
+      *ctx, SharedMemoryHandle, NumberOfNodes != 0 ? NodeArray : nullptr,
+      static_cast<uint32_t>(NumberOfNodes), &addr, &size);
+  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
+  if (!s.ok()) return hke::api::ToHsakmt(s);
+  *MemoryAddress = reinterpret_cast<void*>(static_cast<uintptr_t>(addr));
+  *SizeInBytes = size;
+  return HSAKMT_STATUS_SUCCESS;
+}
+
+HSAKMT_STATUS RegisterSharedHandle(Context* ctx, const HsaSharedMemoryHandle* SharedMemoryHandle,
+                                   void** MemoryAddress, HSAuint64* SizeInBytes) {
+  return RegisterSharedHandleToNodes(ctx, SharedMemoryHandle, MemoryAddress, SizeInBytes, 0,
+                                     nullptr);
+}
+
+// ASAN header-page swapping needs a library built for ASAN (upstream too):
+// NOT_SUPPORTED whatever the context. The plain calls pass no context, so
+// they neither need nor initialise the default one.
+HSAKMT_STATUS ReplaceAsanHeaderPage(Context*, void*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
+HSAKMT_STATUS ReturnAsanHeaderPage(Context*, void*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
+                                          HsaMemFlags MemFlags, void** MemoryAddress) {
+  return AllocMemory(Default(), PreferredNode, SizeInBytes, MemFlags, MemoryAddress);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryCtx(HsaKFDContext* ctx, HSAuint32 PreferredNode,
+                                             HSAuint64 SizeInBytes, HsaMemFlags MemFlags,
+                                             void** MemoryAddress) {
+  return OnCtx(ctx, AllocMemory, PreferredNode, SizeInBytes, MemFlags, MemoryAddress);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
+                                               HSAuint64 Alignment, HsaMemFlags MemFlags,
+                                               void** MemoryAddress) {
+  return AllocMemoryAlign(Default(), PreferredNode, SizeInBytes, Alignment, MemFlags,
+                          MemoryAddress);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlignCtx(HsaKFDContext* ctx, HSAuint32 PreferredNode,
+                                                  HSAuint64 SizeInBytes, HSAuint64 Alignment,
+                                                  HsaMemFlags MemFlags, void** MemoryAddress) {
+  return OnCtx(ctx, AllocMemoryAlign, PreferredNode, SizeInBytes, Alignment, MemFlags,
+               MemoryAddress);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 SizeInBytes) {
+  return FreeMemory(Default(), MemoryAddress, SizeInBytes);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                            HSAuint64 SizeInBytes) {
+  return OnCtx(ctx, FreeMemory, MemoryAddress, SizeInBytes);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes) {
+  return AvailableMemory(Default(), Node, AvailableBytes);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemoryCtx(HsaKFDContext* ctx, HSAuint32 Node,
+                                                 HSAuint64* AvailableBytes) {
+  return OnCtx(ctx, AvailableMemory, Node, AvailableBytes);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes) {
+  return RegisterMemory(Default(), MemoryAddress, MemorySizeInBytes);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                                HSAuint64 MemorySizeInBytes) {
+  return OnCtx(ctx, RegisterMemory, MemoryAddress, MemorySizeInBytes);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress,
+                                                    HSAuint64 MemorySizeInBytes,
+                                                    HSAuint64 NumberOfNodes,
+                                                    HSAuint32* NodeArray) {
+  return RegisterMemoryToNodes(Default(), MemoryAddress, MemorySizeInBytes, NumberOfNodes,
+                               NodeArray);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodesCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                                       HSAuint64 MemorySizeInBytes,
+                                                       HSAuint64 NumberOfNodes,
+                                                       HSAuint32* NodeArray) {
+  return OnCtx(ctx, RegisterMemoryToNodes, MemoryAddress, MemorySizeInBytes, NumberOfNodes,
+               NodeArray);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress,
+                                                      HSAuint64 MemorySizeInBytes,
+                                                      HsaMemFlags MemFlags) {
+  return RegisterMemoryWithFlags(Default(), MemoryAddress, MemorySizeInBytes, MemFlags);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlagsCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                                         HSAuint64 MemorySizeInBytes,
+                                                         HsaMemFlags MemFlags) {
+  return OnCtx(ctx, RegisterMemoryWithFlags, MemoryAddress, MemorySizeInBytes, MemFlags);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress) {
+  return DeregisterMemory(Default(), MemoryAddress);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress) {
+  return OnCtx(ctx, DeregisterMemory, MemoryAddress);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                             HSAuint64* AlternateVAGPU) {
+  return MapMemoryToGpu(Default(), MemoryAddress, MemorySizeInBytes, AlternateVAGPU);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                                HSAuint64 MemorySizeInBytes,
+                                                HSAuint64* AlternateVAGPU) {
+  return OnCtx(ctx, MapMemoryToGpu, MemoryAddress, MemorySizeInBytes, AlternateVAGPU);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress,
+                                                  HSAuint64 MemorySizeInBytes,
+                                                  HSAuint64* AlternateVAGPU,
+                                                  HsaMemMapFlags MemMapFlags,
+                                                  HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  return MapMemoryToGpuNodes(Default(), MemoryAddress, MemorySizeInBytes, AlternateVAGPU,
+                             MemMapFlags, NumberOfNodes, NodeArray);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodesCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                                     HSAuint64 MemorySizeInBytes,
+                                                     HSAuint64* AlternateVAGPU,
+                                                     HsaMemMapFlags MemMapFlags,
+                                                     HSAuint64 NumberOfNodes,
+                                                     HSAuint32* NodeArray) {
+  return OnCtx(ctx, MapMemoryToGpuNodes, MemoryAddress, MemorySizeInBytes, AlternateVAGPU,
+               MemMapFlags, NumberOfNodes, NodeArray);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress) {
+  return UnmapMemoryToGpu(Default(), MemoryAddress);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPUCtx(HsaKFDContext* ctx, void* MemoryAddress) {
+  return OnCtx(ctx, UnmapMemoryToGpu, MemoryAddress);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32 NodeId, HSAuint64 FlatMemoryAddress,
+                                                 HSAuint64 SizeInBytes) {
+  return UnmapGraphicHandle(Default(), NodeId, FlatMemoryAddress, SizeInBytes);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandleCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                    HSAuint64 FlatMemoryAddress,
+                                                    HSAuint64 SizeInBytes) {
+  return OnCtx(ctx, UnmapGraphicHandle, NodeId, FlatMemoryAddress, SizeInBytes);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* Pointer, HsaPointerInfo* PointerInfo) {
+  return QueryPointerInfo(Default(), Pointer, PointerInfo);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfoCtx(HsaKFDContext* ctx, const void* Pointer,
+                                                  HsaPointerInfo* PointerInfo) {
+  return OnCtx(ctx, QueryPointerInfo, Pointer, PointerInfo);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void* Pointer, void* UserData) {
+  return SetMemoryUserData(Default(), Pointer, UserData);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserDataCtx(HsaKFDContext* ctx, const void* Pointer,
+                                                   void* UserData) {
+  return OnCtx(ctx, SetMemoryUserData, Pointer, UserData);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
+                                         HSA_SVM_ATTRIBUTE* attrs) {
+  return SvmSetAttr(Default(), start_addr, size, nattr, attrs);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttrCtx(HsaKFDContext* ctx, void* start_addr, HSAuint64 size,
+                                            unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs) {
+  return OnCtx(ctx, SvmSetAttr, start_addr, size, nattr, attrs);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
+                                         HSA_SVM_ATTRIBUTE* attrs) {
+  return SvmGetAttr(Default(), start_addr, size, nattr, attrs);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttrCtx(HsaKFDContext* ctx, void* start_addr, HSAuint64 size,
+                                            unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs) {
+  return OnCtx(ctx, SvmGetAttr, start_addr, size, nattr, attrs);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable) {
+  return SetXnackMode(Default(), enable);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKModeCtx(HsaKFDContext* ctx, HSAint32 enable) {
+  return OnCtx(ctx, SetXnackMode, enable);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable) {
+  return GetXnackMode(Default(), enable);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKModeCtx(HsaKFDContext* ctx, HSAint32* enable) {
+  return OnCtx(ctx, GetXnackMode, enable);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
+                                                 int* DMABufFd, HSAuint64* Offset) {
+  return ExportDmaBufHandle(Default(), MemoryAddress, MemorySizeInBytes, DMABufFd, Offset);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandleCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                                    HSAuint64 MemorySizeInBytes, int* DMABufFd,
+                                                    HSAuint64* Offset) {
+  return OnCtx(ctx, ExportDmaBufHandle, MemoryAddress, MemorySizeInBytes, DMABufFd, Offset);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(
+    HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
+    HSAuint64 NumberOfNodes, HSAuint32* NodeArray, HSA_REGISTER_MEM_FLAGS RegisterFlags) {
+  return RegisterGraphicsHandleToNodesExt(Default(), GraphicsResourceHandle, GraphicsResourceInfo,
+                                          NumberOfNodes, NodeArray, RegisterFlags);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExtCtx(
+    HsaKFDContext* ctx, HSAuint64 GraphicsResourceHandle,
+    HsaGraphicsResourceInfo* GraphicsResourceInfo, HSAuint64 NumberOfNodes, HSAuint32* NodeArray,
+    HSA_REGISTER_MEM_FLAGS RegisterFlags) {
+  return OnCtx(ctx, RegisterGraphicsHandleToNodesExt, GraphicsResourceHandle, GraphicsResourceInfo,
+               NumberOfNodes, NodeArray, RegisterFlags);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(
+    HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
+    HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  return RegisterGraphicsHandleToNodes(Default(), GraphicsResourceHandle, GraphicsResourceInfo,
+                                       NumberOfNodes, NodeArray);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesCtx(
+    HsaKFDContext* ctx, HSAuint64 GraphicsResourceHandle,
+    HsaGraphicsResourceInfo* GraphicsResourceInfo, HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  return OnCtx(ctx, RegisterGraphicsHandleToNodes, GraphicsResourceHandle, GraphicsResourceInfo,
+               NumberOfNodes, NodeArray);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void* MemoryAddress, HSAuint64 SizeInBytes,
+                                          HsaSharedMemoryHandle* SharedMemoryHandle) {
+  return ShareMemory(Default(), MemoryAddress, SizeInBytes, SharedMemoryHandle);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
+                                             HSAuint64 SizeInBytes,
+                                             HsaSharedMemoryHandle* SharedMemoryHandle) {
+  return OnCtx(ctx, ShareMemory, MemoryAddress, SizeInBytes, SharedMemoryHandle);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(
+    const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress, HSAuint64* SizeInBytes,
+    HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  return RegisterSharedHandleToNodes(Default(), SharedMemoryHandle, MemoryAddress, SizeInBytes,
+                                     NumberOfNodes, NodeArray);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodesCtx(
+    HsaKFDContext* ctx, const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,
+    HSAuint64* SizeInBytes, HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
+  return OnCtx(ctx, RegisterSharedHandleToNodes, SharedMemoryHandle, MemoryAddress, SizeInBytes,
+               NumberOfNodes, NodeArray);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle* SharedMemoryHandle,
+                                                   void** MemoryAddress, HSAuint64* SizeInBytes) {
+  return RegisterSharedHandle(Default(), SharedMemoryHandle, MemoryAddress, SizeInBytes);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleCtx(
+    HsaKFDContext* ctx, const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,
+    HSAuint64* SizeInBytes) {
+  return OnCtx(ctx, RegisterSharedHandle, SharedMemoryHandle, MemoryAddress, SizeInBytes);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtReplaceAsanHeaderPage(void* addr) {
+  return ReplaceAsanHeaderPage(nullptr, addr);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtReplaceAsanHeaderPageCtx(HsaKFDContext* ctx, void* addr) {
+  return OnCtx(ctx, ReplaceAsanHeaderPage, addr);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtReturnAsanHeaderPage(void* addr) {
+  return ReturnAsanHeaderPage(nullptr, addr);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtReturnAsanHeaderPageCtx(HsaKFDContext* ctx, void* addr) {
+  return OnCtx(ctx, ReturnAsanHeaderPage, addr);
 }
 
 hke_status_t hke_memory_stats_get(hke_context* context, hke_memory_stats* out) {
@@ -262,80 +586,5 @@ hke_status_t hke_memory_check(hke_context* context) {
   if (context == nullptr || !context->impl.valid()) return hke::InvalidArgument().raw();
   return hke::memory::CheckInvariants(context->impl).raw();
 }
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(
-    HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
-    HSAuint64 NumberOfNodes, HSAuint32* NodeArray, HSA_REGISTER_MEM_FLAGS RegisterFlags) {
-  if (GraphicsResourceInfo == nullptr || NumberOfNodes > 0xffffffffu ||
-      (NodeArray == nullptr && NumberOfNodes != 0)) {
-    return HSAKMT_STATUS_INVALID_PARAMETER;
-  }
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::memory::GraphicsArgs a{};
-  a.dmabuf_fd = GraphicsResourceHandle;
-  a.nodes = NumberOfNodes != 0 ? NodeArray : nullptr;
-  a.num_nodes = static_cast<uint32_t>(NumberOfNodes);
-  a.requires_va = RegisterFlags.ui32.requiresVAddr != 0;
-  HsaGraphicsResourceInfo info{};
-  const hke::Status s = hke::memory::RegisterGraphics(*ctx, a, &info);
-  if (!s.ok()) return hke::api::ToHsakmt(s);
-  *GraphicsResourceInfo = info;
-  return HSAKMT_STATUS_SUCCESS;
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(
-    HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
-    HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  HSA_REGISTER_MEM_FLAGS flags;
-  flags.Value = 0;
-  return hsaKmtRegisterGraphicsHandleToNodesExt(GraphicsResourceHandle, GraphicsResourceInfo,
-                                                NumberOfNodes, NodeArray, flags);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void* MemoryAddress, HSAuint64 SizeInBytes,
-                                          HsaSharedMemoryHandle* SharedMemoryHandle) {
-  if (SharedMemoryHandle == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  HsaSharedMemoryHandle h;
-  const hke::Status s = hke::memory::ShareMemory(*ctx, Addr(MemoryAddress), SizeInBytes, &h);
-  // A kernel without the DKMS IPC ioctls (ENOTTY), like every other kernel
-  // failure here, is upstream's ERROR.
-  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
-  if (!s.ok()) return Unknown(s, HSAKMT_STATUS_INVALID_PARAMETER);
-  for (int i = 0; i < 8; ++i) (*SharedMemoryHandle)[i] = h[i];
-  return HSAKMT_STATUS_SUCCESS;
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(
-    const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress, HSAuint64* SizeInBytes,
-    HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  if (SharedMemoryHandle == nullptr || MemoryAddress == nullptr || SizeInBytes == nullptr ||
-      NumberOfNodes > 0xffffffffu || (NodeArray == nullptr && NumberOfNodes != 0)) {
-    return HSAKMT_STATUS_INVALID_PARAMETER;
-  }
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  uint64_t addr = 0, size = 0;
-  const hke::Status s = hke::memory::RegisterShared(
-      *ctx, SharedMemoryHandle, NumberOfNodes != 0 ? NodeArray : nullptr,
-      static_cast<uint32_t>(NumberOfNodes), &addr, &size);
-  if (s.domain() == HKE_DOMAIN_ERRNO) return HSAKMT_STATUS_ERROR;
-  if (!s.ok()) return hke::api::ToHsakmt(s);
-  *MemoryAddress = reinterpret_cast<void*>(static_cast<uintptr_t>(addr));
-  *SizeInBytes = size;
-  return HSAKMT_STATUS_SUCCESS;
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle* SharedMemoryHandle,
-                                                   void** MemoryAddress, HSAuint64* SizeInBytes) {
-  return hsaKmtRegisterSharedHandleToNodes(SharedMemoryHandle, MemoryAddress, SizeInBytes, 0,
-                                           nullptr);
-}
-
-// ASAN header-page swapping needs a library built for ASAN (upstream too).
-HSAKMT_STATUS HSAKMTAPI hsaKmtReplaceAsanHeaderPage(void*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
-HSAKMT_STATUS HSAKMTAPI hsaKmtReturnAsanHeaderPage(void*) { return HSAKMT_STATUS_NOT_SUPPORTED; }
 
 }  // extern "C"

@@ -1,8 +1,13 @@
-// Per-node entry points of hsakmt.h on the default context
-// (lib/node/node.h has the semantics): hsaKmtGetClockCounters,
+// Per-node entry points of hsakmt.h, on the default context, and their
+// hsakmtctx.h twins (hsaKmt<Name>Ctx), on the given context, one body per
+// call taking the context (lib/node/node.h has the semantics): hsaKmtGetClockCounters,
 // hsaKmtGetTileConfig, hsaKmtSetTrapHandler, hsaKmtSetMemoryPolicy,
 // hsaKmtGetAMDGPUDeviceHandle (NOT_SUPPORTED where the platform has no
 // libdrm devices).
+//
+// A Ctx call on a NULL or dead context is INVALID_PARAMETER before
+// anything else; after that it checks what the plain call checks, in the
+// same order.
 //
 // Status rules: a NULL output is INVALID_PARAMETER before anything else;
 // then the open device (KERNEL_IO_CHANNEL_NOT_OPENED), then the node
@@ -15,59 +20,119 @@
 #include "lib/node/node.h"
 
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 
+using hke::Context;
+using hke::api::Addr;
 using hke::api::Default;
 using hke::api::KernelCallStatus;
-using hke::api::Addr;
 using hke::api::kNoContext;
+using hke::api::OnCtx;
 
-extern "C" {
+namespace {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 NodeId, HsaClockCounters* Counters) {
+// The bodies: `ctx` is the context the call runs on, nullptr when there is
+// none (kNoContext, after the checks that come before it).
+
+HSAKMT_STATUS GetClockCounters(Context* ctx, HSAuint32 NodeId, HsaClockCounters* Counters) {
   if (Counters == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::node::GetClockCounters(*ctx, NodeId, Counters));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 NodeId, HsaGpuTileConfig* config) {
+HSAKMT_STATUS GetTileConfig(Context* ctx, HSAuint32 NodeId, HsaGpuTileConfig* config) {
   if (config == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::node::GetTileConfig(*ctx, NodeId, config));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 NodeId, void* TrapHandlerBaseAddress,
-                                             HSAuint64 /*TrapHandlerSizeInBytes*/,
-                                             void* TrapBufferBaseAddress,
-                                             HSAuint64 /*TrapBufferSizeInBytes*/) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS SetTrapHandler(Context* ctx, HSAuint32 NodeId, void* TrapHandlerBaseAddress,
+                             HSAuint64 /*TrapHandlerSizeInBytes*/, void* TrapBufferBaseAddress,
+                             HSAuint64 /*TrapBufferSizeInBytes*/) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::node::SetTrapHandler(*ctx, NodeId, Addr(TrapHandlerBaseAddress),
                                                     Addr(TrapBufferBaseAddress)));
+}
+
+HSAKMT_STATUS SetMemoryPolicy(Context* ctx, HSAuint32 Node, HSAuint32 DefaultPolicy,
+                              HSAuint32 AlternatePolicy, void* MemoryAddressAlternate,
+                              HSAuint64 MemorySizeInBytes) {
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::node::SetMemoryPolicy(
+      *ctx, Node, DefaultPolicy, AlternatePolicy, Addr(MemoryAddressAlternate), MemorySizeInBytes));
+}
+
+HSAKMT_STATUS GetAmdgpuDeviceHandle(Context* ctx, HSAuint32 NodeId,
+                                    HsaAMDGPUDeviceHandle* DeviceHandle) {
+  if (DeviceHandle == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  void* h = nullptr;
+  const HSAKMT_STATUS st = KernelCallStatus(hke::node::GetAmdgpuDeviceHandle(*ctx, NodeId, &h));
+  if (st == HSAKMT_STATUS_SUCCESS) *DeviceHandle = h;
+  return st;
+}
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 NodeId, HsaClockCounters* Counters) {
+  return GetClockCounters(Default(), NodeId, Counters);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCountersCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                  HsaClockCounters* Counters) {
+  return OnCtx(ctx, GetClockCounters, NodeId, Counters);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 NodeId, HsaGpuTileConfig* config) {
+  return GetTileConfig(Default(), NodeId, config);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfigCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                               HsaGpuTileConfig* config) {
+  return OnCtx(ctx, GetTileConfig, NodeId, config);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 NodeId, void* TrapHandlerBaseAddress,
+                                             HSAuint64 TrapHandlerSizeInBytes,
+                                             void* TrapBufferBaseAddress,
+                                             HSAuint64 TrapBufferSizeInBytes) {
+  return SetTrapHandler(Default(), NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes,
+                        TrapBufferBaseAddress, TrapBufferSizeInBytes);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandlerCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                void* TrapHandlerBaseAddress,
+                                                HSAuint64 TrapHandlerSizeInBytes,
+                                                void* TrapBufferBaseAddress,
+                                                HSAuint64 TrapBufferSizeInBytes) {
+  return OnCtx(ctx, SetTrapHandler, NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes,
+               TrapBufferBaseAddress, TrapBufferSizeInBytes);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32 Node, HSAuint32 DefaultPolicy,
                                               HSAuint32 AlternatePolicy,
                                               void* MemoryAddressAlternate,
                                               HSAuint64 MemorySizeInBytes) {
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::node::SetMemoryPolicy(
-      *ctx, Node, DefaultPolicy, AlternatePolicy, Addr(MemoryAddressAlternate), MemorySizeInBytes));
+  return SetMemoryPolicy(Default(), Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate,
+                         MemorySizeInBytes);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicyCtx(HsaKFDContext* ctx, HSAuint32 Node,
+                                                 HSAuint32 DefaultPolicy,
+                                                 HSAuint32 AlternatePolicy,
+                                                 void* MemoryAddressAlternate,
+                                                 HSAuint64 MemorySizeInBytes) {
+  return OnCtx(ctx, SetMemoryPolicy, Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate,
+               MemorySizeInBytes);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32 NodeId,
                                                     HsaAMDGPUDeviceHandle* DeviceHandle) {
-  if (DeviceHandle == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  void* h = nullptr;
-  const HSAKMT_STATUS st = KernelCallStatus(hke::node::GetAmdgpuDeviceHandle(*ctx, NodeId, &h));
-  if (st == HSAKMT_STATUS_SUCCESS) *DeviceHandle = h;
-  return st;
+  return GetAmdgpuDeviceHandle(Default(), NodeId, DeviceHandle);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandleCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                       HsaAMDGPUDeviceHandle* DeviceHandle) {
+  return OnCtx(ctx, GetAmdgpuDeviceHandle, NodeId, DeviceHandle);
 }
 
 }  // extern "C"

@@ -1,5 +1,10 @@
-// The queue entry points of hsakmt.h on the default context
-// (lib/queues/queues.h has the semantics).
+// The queue entry points of hsakmt.h, on the default context, and their
+// hsakmtctx.h twins (hsaKmt<Name>Ctx), on the given context: one body per
+// call, taking the context (lib/queues/queues.h has the semantics).
+//
+// A Ctx call on a NULL or dead context is INVALID_PARAMETER before
+// anything else; after that it checks what the plain call checks, in the
+// same order.
 //
 // Status rules: a NULL QueueResource / QueueInfo / FirstGWS or QueueCUMask
 // is INVALID_PARAMETER before anything else; then the open device
@@ -13,24 +18,29 @@
 // INVALID_PARAMETER, EBUSY to OUT_OF_RESOURCES and ENODEV to NOT_SUPPORTED.
 // A queue without a context save area has no GetQueueInfo: NOT_SUPPORTED.
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 #include "lib/queues/queues.h"
 
+using hke::Context;
+using hke::api::Addr;
 using hke::api::Default;
 using hke::api::KernelCallStatus;
-using hke::api::Addr;
 using hke::api::kNoContext;
+using hke::api::OnCtx;
 
 namespace {
 
-HSAKMT_STATUS Create(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 percentage,
+// The bodies: `ctx` is the context the call runs on, nullptr when there is
+// none (kNoContext, after the checks that come before it).
+
+HSAKMT_STATUS Create(Context* ctx, HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 percentage,
                      HSA_QUEUE_PRIORITY priority, HSAuint32 engine, bool ext, void* ring,
                      HSAuint64 ring_size, HsaEvent* event, HsaQueueResource* res) {
   if (res == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   hke::queues::CreateArgs a{};
   a.node = node;
@@ -48,63 +58,54 @@ HSAKMT_STATUS Create(HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 percentage,
   return KernelCallStatus(hke::queues::Create(*ctx, a, res));
 }
 
-}  // namespace
-
-extern "C" {
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
-                                          HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
-                                          void* QueueAddress, HSAuint64 QueueSizeInBytes,
-                                          HsaEvent* Event, HsaQueueResource* QueueResource) {
+HSAKMT_STATUS CreateQueue(Context* ctx, HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+                          HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
+                          void* QueueAddress, HSAuint64 QueueSizeInBytes, HsaEvent* Event,
+                          HsaQueueResource* QueueResource) {
   if (Type == HSA_QUEUE_SDMA_BY_ENG_ID) return HSAKMT_STATUS_ERROR;
-  return Create(NodeId, Type, QueuePercentage, Priority, 0, false, QueueAddress, QueueSizeInBytes,
-                Event, QueueResource);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
-                                             HSAuint32 QueuePercentage,
-                                             HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
-                                             void* QueueAddress, HSAuint64 QueueSizeInBytes,
-                                             HsaEvent* Event, HsaQueueResource* QueueResource) {
-  return Create(NodeId, Type, QueuePercentage, Priority, SdmaEngineId, true, QueueAddress,
+  return Create(ctx, NodeId, Type, QueuePercentage, Priority, 0, false, QueueAddress,
                 QueueSizeInBytes, Event, QueueResource);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
-                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
-                                          HSAuint64 QueueSize, HsaEvent* /*Event*/) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS CreateQueueExt(Context* ctx, HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+                             HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
+                             HSAuint32 SdmaEngineId, void* QueueAddress,
+                             HSAuint64 QueueSizeInBytes, HsaEvent* Event,
+                             HsaQueueResource* QueueResource) {
+  return Create(ctx, NodeId, Type, QueuePercentage, Priority, SdmaEngineId, true, QueueAddress,
+                QueueSizeInBytes, Event, QueueResource);
+}
+
+HSAKMT_STATUS UpdateQueue(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
+                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress, HSAuint64 QueueSize,
+                          HsaEvent* /*Event*/) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::queues::Update(*ctx, QueueId, QueuePercentage,
                                               static_cast<int64_t>(Priority), Addr(QueueAddress),
                                               QueueSize));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId) {
-  hke::Context* ctx = Default();
+HSAKMT_STATUS DestroyQueue(Context* ctx, HSA_QUEUEID QueueId) {
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::queues::Destroy(*ctx, QueueId));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
-                                             HSAuint32* QueueCUMask) {
+HSAKMT_STATUS SetQueueCuMask(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
+                             HSAuint32* QueueCUMask) {
   if (QueueCUMask == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::queues::SetCuMask(*ctx, QueueId, CUMaskCount, QueueCUMask));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
+HSAKMT_STATUS GetQueueInfo(Context* ctx, HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
   if (QueueInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   return KernelCallStatus(hke::queues::GetInfo(*ctx, QueueId, QueueInfo));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS,
-                                            HSAuint32* firstGWS) {
+HSAKMT_STATUS AllocQueueGws(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 nGWS,
+                            HSAuint32* firstGWS) {
   if (firstGWS == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
   uint32_t first = 0;
   const hke::Status s = hke::queues::AllocGws(*ctx, QueueId, nGWS, &first);
@@ -116,6 +117,91 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS,
   }
   *firstGWS = first;
   return HSAKMT_STATUS_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+                                          HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
+                                          void* QueueAddress, HSAuint64 QueueSizeInBytes,
+                                          HsaEvent* Event, HsaQueueResource* QueueResource) {
+  return CreateQueue(Default(), NodeId, Type, QueuePercentage, Priority, QueueAddress,
+                     QueueSizeInBytes, Event, QueueResource);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                             HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
+                                             HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
+                                             HSAuint64 QueueSizeInBytes, HsaEvent* Event,
+                                             HsaQueueResource* QueueResource) {
+  return OnCtx(ctx, CreateQueue, NodeId, Type, QueuePercentage, Priority, QueueAddress,
+               QueueSizeInBytes, Event, QueueResource);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+                                             HSAuint32 QueuePercentage,
+                                             HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
+                                             void* QueueAddress, HSAuint64 QueueSizeInBytes,
+                                             HsaEvent* Event, HsaQueueResource* QueueResource) {
+  return CreateQueueExt(Default(), NodeId, Type, QueuePercentage, Priority, SdmaEngineId,
+                        QueueAddress, QueueSizeInBytes, Event, QueueResource);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExtCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
+                                                HSA_QUEUE_PRIORITY Priority,
+                                                HSAuint32 SdmaEngineId, void* QueueAddress,
+                                                HSAuint64 QueueSizeInBytes, HsaEvent* Event,
+                                                HsaQueueResource* QueueResource) {
+  return OnCtx(ctx, CreateQueueExt, NodeId, Type, QueuePercentage, Priority, SdmaEngineId,
+               QueueAddress, QueueSizeInBytes, Event, QueueResource);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
+                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
+                                          HSAuint64 QueueSize, HsaEvent* Event) {
+  return UpdateQueue(Default(), QueueId, QueuePercentage, Priority, QueueAddress, QueueSize,
+                     Event);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
+                                             HSAuint32 QueuePercentage,
+                                             HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
+                                             HSAuint64 QueueSize, HsaEvent* Event) {
+  return OnCtx(ctx, UpdateQueue, QueueId, QueuePercentage, Priority, QueueAddress, QueueSize,
+               Event);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId) {
+  return DestroyQueue(Default(), QueueId);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId) {
+  return OnCtx(ctx, DestroyQueue, QueueId);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
+                                             HSAuint32* QueueCUMask) {
+  return SetQueueCuMask(Default(), QueueId, CUMaskCount, QueueCUMask);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMaskCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
+                                                HSAuint32 CUMaskCount, HSAuint32* QueueCUMask) {
+  return OnCtx(ctx, SetQueueCuMask, QueueId, CUMaskCount, QueueCUMask);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
+  return GetQueueInfo(Default(), QueueId, QueueInfo);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfoCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
+                                              HsaQueueInfo* QueueInfo) {
+  return OnCtx(ctx, GetQueueInfo, QueueId, QueueInfo);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS,
+                                            HSAuint32* firstGWS) {
+  return AllocQueueGws(Default(), QueueId, nGWS, firstGWS);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWSCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
+                                               HSAuint32 nGWS, HSAuint32* firstGWS) {
+  return OnCtx(ctx, AllocQueueGws, QueueId, nGWS, firstGWS);
 }
 
 }  // extern "C"

@@ -1,5 +1,7 @@
 // hsaKmtAcquireSystemProperties, hsaKmtReleaseSystemProperties and the
-// hsaKmtGetNode*Properties getters on the default context.
+// hsaKmtGetNode*Properties getters, on the default context, and their
+// hsakmtctx.h twins (hsaKmt<Name>Ctx), on the given context: one body per
+// call, taking the context. Each context has its own snapshot.
 //
 // Acquire takes the snapshot on its first call after an open and caches it
 // (later calls return the cached system properties without I/O); Release
@@ -40,6 +42,7 @@
 //
 // Status rules (upstream's): the getters check a NULL output first, then
 // the open check (KERNEL_IO_CHANNEL_NOT_OPENED); Acquire checks open first.
+// A Ctx call with a NULL or dead context is INVALID_PARAMETER before all.
 // A node id without a snapshot or beyond NumNodes is INVALID_NODE_UNIT; a
 // count above what the node has is INVALID_PARAMETER (also for memory
 // banks, where upstream zero-fills the excess). Outputs are written only
@@ -51,6 +54,8 @@
 #include <cstring>
 
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
+#include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/api/topology_access.h"
 #include "lib/context/context.h"
@@ -78,11 +83,6 @@ constexpr uint32_t kGfx9 = 0x090000;
 constexpr uint32_t kKaveri = 0x070000;
 
 using topology::NodeRecord;
-
-Context* Default() {
-  hke_context* c = hke_default_context();
-  return c != nullptr ? &c->impl : nullptr;
-}
 
 bool Valid(const kfd::AddressRange& r) { return r.base != 0 && r.limit != 0 && r.base < r.limit; }
 
@@ -506,13 +506,12 @@ class Topology {
   bool gfx_override_failed_ = false;
 };
 
-// The open check; KERNEL_IO_CHANNEL_NOT_OPENED when there is no context.
-HSAKMT_STATUS OpenCheck(Context** out) {
-  Context* ctx = Default();
+// The open check of `ctx`; KERNEL_IO_CHANNEL_NOT_OPENED when there is no
+// context.
+HSAKMT_STATUS OpenCheck(Context* ctx) {
   if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
   const Status s = device::CheckOpen(*ctx);
   if (!s.ok()) return ToHsakmt(s);
-  *out = ctx;
   return HSAKMT_STATUS_SUCCESS;
 }
 
@@ -525,13 +524,12 @@ HSAKMT_STATUS NodeCheck(const Topology& topo, Context& ctx, uint32_t node) {
 }
 
 // The shared start of every node getter: a non-null output, an open
-// device, the topology lock, a current snapshot and a node inside it; then
-// `fill(topology, context)` runs with the lock held.
+// device, the topology lock of `ctx`, a current snapshot and a node inside
+// it; then `fill(topology, context)` runs with the lock held.
 template <typename Fill>
-HSAKMT_STATUS WithNode(const void* output, uint32_t node, Fill fill) {
+HSAKMT_STATUS WithNode(Context* ctx, const void* output, uint32_t node, Fill fill) {
   if (output == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  Context* ctx = nullptr;
-  HSAKMT_STATUS r = OpenCheck(&ctx);
+  HSAKMT_STATUS r = OpenCheck(ctx);
   if (r != HSAKMT_STATUS_SUCCESS) return r;
   LockGuard g(ctx->topology_lock());
   Topology topo(*ctx);
@@ -540,73 +538,132 @@ HSAKMT_STATUS WithNode(const void* output, uint32_t node, Fill fill) {
   return fill(topo, *ctx);
 }
 
-}  // namespace
-}  // namespace hke::api
+// The bodies: `ctx` is the context the call runs on, nullptr when there is
+// none.
 
-extern "C" {
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* SystemProperties) {
-  hke::Context* ctx = nullptr;
-  HSAKMT_STATUS r = hke::api::OpenCheck(&ctx);
+HSAKMT_STATUS AcquireSystemProperties(Context* ctx, HsaSystemProperties* SystemProperties) {
+  HSAKMT_STATUS r = OpenCheck(ctx);
   if (r != HSAKMT_STATUS_SUCCESS) return r;
   if (SystemProperties == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::LockGuard g(ctx->topology_lock());
-  hke::api::Topology topo(*ctx);
+  LockGuard g(ctx->topology_lock());
+  Topology topo(*ctx);
   if (!topo.Current()) {
-    const hke::Status s = topo.Take();
+    const Status s = topo.Take();
     // A malformed override is upstream's HSAKMT_STATUS_ERROR.
     if (!s.ok() && topo.gfx_override_failed()) return HSAKMT_STATUS_ERROR;
-    if (!s.ok()) return hke::api::ToHsakmt(s);
+    if (!s.ok()) return ToHsakmt(s);
   }
-  return hke::api::ToHsakmt(ctx->topology().snapshot.FillSystemProperties(SystemProperties));
+  return ToHsakmt(ctx->topology().snapshot.FillSystemProperties(SystemProperties));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
-  hke::Context* ctx = nullptr;
-  HSAKMT_STATUS r = hke::api::OpenCheck(&ctx);
+HSAKMT_STATUS ReleaseSystemProperties(Context* ctx) {
+  HSAKMT_STATUS r = OpenCheck(ctx);
   if (r != HSAKMT_STATUS_SUCCESS) return r;
-  hke::LockGuard g(ctx->topology_lock());
-  hke::api::Topology(*ctx).Drop();
+  LockGuard g(ctx->topology_lock());
+  Topology(*ctx).Drop();
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId,
-                                                HsaNodeProperties* NodeProperties) {
-  return hke::api::WithNode(NodeProperties, NodeId, [&](hke::api::Topology& topo, hke::Context&) {
-    return hke::api::ToHsakmt(topo.NodeProperties(NodeId, NodeProperties));
+HSAKMT_STATUS GetNodeProperties(Context* ctx, HSAuint32 NodeId,
+                                HsaNodeProperties* NodeProperties) {
+  return WithNode(ctx, NodeProperties, NodeId, [&](Topology& topo, Context&) {
+    return ToHsakmt(topo.NodeProperties(NodeId, NodeProperties));
   });
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint32 NumBanks,
-                                                      HsaMemoryProperties* MemoryProperties) {
-  return hke::api::WithNode(MemoryProperties, NodeId, [&](hke::api::Topology& topo, hke::Context& ctx) {
+HSAKMT_STATUS GetNodeMemoryProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 NumBanks,
+                                      HsaMemoryProperties* MemoryProperties) {
+  return WithNode(ctx, MemoryProperties, NodeId, [&](Topology& topo, Context& c) {
     HsaNodeProperties props;
-    hke::Status s = topo.NodeProperties(NodeId, &props);
-    if (!s.ok()) return hke::api::ToHsakmt(s);
+    Status s = topo.NodeProperties(NodeId, &props);
+    if (!s.ok()) return ToHsakmt(s);
     if (NumBanks > props.NumMemoryBanks) return HSAKMT_STATUS_INVALID_PARAMETER;
     uint32_t filled = 0;
-    s = ctx.topology().snapshot.FillMemoryProperties(NodeId, NumBanks, MemoryProperties, &filled);
-    if (!s.ok()) return hke::api::ToHsakmt(s);
+    s = c.topology().snapshot.FillMemoryProperties(NodeId, NumBanks, MemoryProperties, &filled);
+    if (!s.ok()) return ToHsakmt(s);
     (void)topo.SyntheticBanks(NodeId, props, MemoryProperties + filled, NumBanks - filled);
     return HSAKMT_STATUS_SUCCESS;
   });
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 NodeId, HSAuint32 /*ProcessorId*/,
+HSAKMT_STATUS GetNodeCacheProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 /*ProcessorId*/,
+                                     HSAuint32 NumCaches, HsaCacheProperties* CacheProperties) {
+  return WithNode(ctx, CacheProperties, NodeId, [&](Topology&, Context& c) {
+    return ToHsakmt(c.topology().snapshot.FillCacheProperties(NodeId, NumCaches, CacheProperties));
+  });
+}
+
+HSAKMT_STATUS GetNodeIoLinkProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 NumIoLinks,
+                                      HsaIoLinkProperties* IoLinkProperties) {
+  return WithNode(ctx, IoLinkProperties, NodeId, [&](Topology&, Context& c) {
+    return ToHsakmt(
+        c.topology().snapshot.FillIoLinkProperties(NodeId, NumIoLinks, IoLinkProperties));
+  });
+}
+
+}  // namespace
+}  // namespace hke::api
+
+using hke::api::Default;
+using hke::api::OnCtx;
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* SystemProperties) {
+  return hke::api::AcquireSystemProperties(Default(), SystemProperties);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemPropertiesCtx(HsaKFDContext* ctx,
+                                                         HsaSystemProperties* SystemProperties) {
+  return OnCtx(ctx, hke::api::AcquireSystemProperties, SystemProperties);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
+  return hke::api::ReleaseSystemProperties(Default());
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemPropertiesCtx(HsaKFDContext* ctx) {
+  return OnCtx(ctx, hke::api::ReleaseSystemProperties);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId,
+                                                HsaNodeProperties* NodeProperties) {
+  return hke::api::GetNodeProperties(Default(), NodeId, NodeProperties);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodePropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                   HsaNodeProperties* NodeProperties) {
+  return OnCtx(ctx, hke::api::GetNodeProperties, NodeId, NodeProperties);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint32 NumBanks,
+                                                      HsaMemoryProperties* MemoryProperties) {
+  return hke::api::GetNodeMemoryProperties(Default(), NodeId, NumBanks, MemoryProperties);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryPropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                         HSAuint32 NumBanks,
+                                                         HsaMemoryProperties* MemoryProperties) {
+  return OnCtx(ctx, hke::api::GetNodeMemoryProperties, NodeId, NumBanks, MemoryProperties);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 NodeId, HSAuint32 ProcessorId,
                                                      HSAuint32 NumCaches,
                                                      HsaCacheProperties* CacheProperties) {
-  return hke::api::WithNode(CacheProperties, NodeId, [&](hke::api::Topology&, hke::Context& ctx) {
-    return hke::api::ToHsakmt(
-        ctx.topology().snapshot.FillCacheProperties(NodeId, NumCaches, CacheProperties));
-  });
+  return hke::api::GetNodeCacheProperties(Default(), NodeId, ProcessorId, NumCaches,
+                                          CacheProperties);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCachePropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                        HSAuint32 ProcessorId, HSAuint32 NumCaches,
+                                                        HsaCacheProperties* CacheProperties) {
+  return OnCtx(ctx, hke::api::GetNodeCacheProperties, NodeId, ProcessorId, NumCaches,
+               CacheProperties);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 NodeId, HSAuint32 NumIoLinks,
                                                       HsaIoLinkProperties* IoLinkProperties) {
-  return hke::api::WithNode(IoLinkProperties, NodeId, [&](hke::api::Topology&, hke::Context& ctx) {
-    return hke::api::ToHsakmt(
-        ctx.topology().snapshot.FillIoLinkProperties(NodeId, NumIoLinks, IoLinkProperties));
-  });
+  return hke::api::GetNodeIoLinkProperties(Default(), NodeId, NumIoLinks, IoLinkProperties);
+}
+HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkPropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
+                                                         HSAuint32 NumIoLinks,
+                                                         HsaIoLinkProperties* IoLinkProperties) {
+  return OnCtx(ctx, hke::api::GetNodeIoLinkProperties, NodeId, NumIoLinks, IoLinkProperties);
 }
 
 }  // extern "C"

@@ -8,6 +8,13 @@
  * header at run time and fails if a declaration is missing here; a name
  * here that the header does not declare fails to compile.
  *
+ * HKE_CTX_FUNCTIONS lists, in header order, the hsaKmt*Ctx functions of
+ * include/hsakmt/hsakmtctx.h that this branch defines (in lib/api);
+ * HKE_CTX_FUNCTIONS_ELSEWHERE the ones other branches define, which are
+ * therefore kept out of the linked tables here (names only, as strings).
+ * api_table_test.cc parses hsakmtctx.h and requires the two lists to be
+ * exactly its declarations, each once.
+ *
  * HKE_ABI_LAYOUT lists the size of every public enum and record and the
  * offset of every record member that offsetof can name.
  */
@@ -38,6 +45,8 @@ extern const hke_abi_value hke_c_layout[];
 extern const size_t hke_c_layout_count;
 extern const hke_api_entry hke_c_api[];
 extern const size_t hke_c_api_count;
+extern const hke_api_entry hke_c_ctx_api[];
+extern const size_t hke_c_ctx_api_count;
 
 /* Defined by debian_types.c from Debian's libhsakmt 5.2.3 hsakmttypes.h
  * (only built when that header is installed). */
@@ -141,6 +150,86 @@ extern const size_t hke_debian_layout_count;
   X(hsaKmtPcSamplingDestroy) \
   X(hsaKmtPcSamplingStart) \
   X(hsaKmtPcSamplingStop)
+
+#define HKE_CTX_FUNCTIONS(X) \
+  X(hsaKmtAcquireSystemPropertiesCtx) \
+  X(hsaKmtReleaseSystemPropertiesCtx) \
+  X(hsaKmtGetNodePropertiesCtx) \
+  X(hsaKmtGetNodeMemoryPropertiesCtx) \
+  X(hsaKmtGetNodeCachePropertiesCtx) \
+  X(hsaKmtGetNodeIoLinkPropertiesCtx) \
+  X(hsaKmtCreateEventCtx) \
+  X(hsaKmtDestroyEventCtx) \
+  X(hsaKmtSetEventCtx) \
+  X(hsaKmtResetEventCtx) \
+  X(hsaKmtQueryEventStateCtx) \
+  X(hsaKmtWaitOnEventCtx) \
+  X(hsaKmtWaitOnEvent_ExtCtx) \
+  X(hsaKmtWaitOnMultipleEventsCtx) \
+  X(hsaKmtWaitOnMultipleEvents_ExtCtx) \
+  X(hsaKmtOpenSMICtx) \
+  X(hsaKmtCreateQueueCtx) \
+  X(hsaKmtCreateQueueExtCtx) \
+  X(hsaKmtUpdateQueueCtx) \
+  X(hsaKmtDestroyQueueCtx) \
+  X(hsaKmtSetQueueCUMaskCtx) \
+  X(hsaKmtGetQueueInfoCtx) \
+  X(hsaKmtAllocQueueGWSCtx) \
+  X(hsaKmtSetMemoryPolicyCtx) \
+  X(hsaKmtAllocMemoryCtx) \
+  X(hsaKmtAllocMemoryAlignCtx) \
+  X(hsaKmtFreeMemoryCtx) \
+  X(hsaKmtAvailableMemoryCtx) \
+  X(hsaKmtRegisterMemoryCtx) \
+  X(hsaKmtRegisterMemoryToNodesCtx) \
+  X(hsaKmtRegisterMemoryWithFlagsCtx) \
+  X(hsaKmtRegisterGraphicsHandleToNodesCtx) \
+  X(hsaKmtRegisterGraphicsHandleToNodesExtCtx) \
+  X(hsaKmtExportDMABufHandleCtx) \
+  X(hsaKmtShareMemoryCtx) \
+  X(hsaKmtRegisterSharedHandleCtx) \
+  X(hsaKmtRegisterSharedHandleToNodesCtx) \
+  X(hsaKmtDeregisterMemoryCtx) \
+  X(hsaKmtMapMemoryToGPUCtx) \
+  X(hsaKmtMapMemoryToGPUNodesCtx) \
+  X(hsaKmtUnmapMemoryToGPUCtx) \
+  X(hsaKmtUnmapGraphicHandleCtx) \
+  X(hsaKmtQueryPointerInfoCtx) \
+  X(hsaKmtSetMemoryUserDataCtx) \
+  X(hsaKmtSVMSetAttrCtx) \
+  X(hsaKmtSVMGetAttrCtx) \
+  X(hsaKmtSetXNACKModeCtx) \
+  X(hsaKmtGetXNACKModeCtx) \
+  X(hsaKmtReplaceAsanHeaderPageCtx) \
+  X(hsaKmtReturnAsanHeaderPageCtx) \
+  X(hsaKmtGetAMDGPUDeviceHandleCtx) \
+  X(hsaKmtSetTrapHandlerCtx) \
+  X(hsaKmtGetTileConfigCtx) \
+  X(hsaKmtGetClockCountersCtx) \
+  X(hsaKmtRuntimeEnableCtx) \
+  X(hsaKmtRuntimeDisableCtx) \
+  X(hsaKmtGetRuntimeCapabilitiesCtx) \
+  X(hsaKmtDbgEnableCtx) \
+  X(hsaKmtDbgDisableCtx) \
+  X(hsaKmtDbgGetDeviceDataCtx) \
+  X(hsaKmtDbgGetQueueDataCtx) \
+  X(hsaKmtCheckRuntimeDebugSupportCtx) \
+  X(hsaKmtDebugTrapIoctlCtx)
+
+/* Declared in hsakmtctx.h, defined on other branches and so not linked
+ * here: the four context open/close calls come with the branch that adds
+ * lib/api/contexts.cc (secondary contexts), the five PMC calls with branch
+ * `pmc`. Each moves into HKE_CTX_FUNCTIONS when those branches merge. */
+#define HKE_CTX_FUNCTIONS_ELSEWHERE(X) \
+  X(hsaKmtOpenKFDCtx) \
+  X(hsaKmtCloseKFDCtx) \
+  X(hsaKmtOpenSecondaryKFDCtx) \
+  X(hsaKmtCloseSecondaryKFDCtx) \
+  X(hsaKmtPmcGetCounterPropertiesCtx) \
+  X(hsaKmtPmcRegisterTraceCtx) \
+  X(hsaKmtPmcUnregisterTraceCtx) \
+  X(hsaKmtPmcAcquireTraceAccessCtx) \
+  X(hsaKmtPmcReleaseTraceAccessCtx)
 
 #define HKE_ABI_LAYOUT(SIZE, OFFSET) \
   SIZE(HSAKMT_STATUS) \

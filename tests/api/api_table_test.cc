@@ -1,6 +1,9 @@
-// The hsaKmt* API table: every function hsakmt.h declares is linked and
-// exported, the table cannot fall behind the header, and the entry points
-// that are still stubs behave as stubs must.
+// The hsaKmt* API tables: every function hsakmt.h declares, and every
+// hsaKmt*Ctx function hsakmtctx.h declares (but those other branches
+// define, HKE_CTX_FUNCTIONS_ELSEWHERE), is linked; the tables cannot fall
+// behind the headers; and the entry points that are still stubs behave as
+// stubs must. (That the symbols are exported is api_exports, a script test
+// on libhsakmt.a: tests/api/exports_check.sh.)
 #include <doctest/doctest.h>
 
 #include <cstring>
@@ -13,6 +16,7 @@
 #include <string>
 
 #include "hsakmt/hsakmt.h"
+#include "hsakmt/hsakmtctx.h"
 #include "tests/api/abi_lists.h"
 
 namespace {
@@ -21,7 +25,16 @@ namespace {
 // Taking the address makes the link fail if a definition is missing.
 #define HKE_CXX_FUNCTION(name) {#name, reinterpret_cast<hke_api_fn>(&name)},
 const hke_api_entry kApiTable[] = {HKE_API_FUNCTIONS(HKE_CXX_FUNCTION)};
+// The same for the Ctx functions of hsakmtctx.h this branch defines.
+const hke_api_entry kCtxTable[] = {HKE_CTX_FUNCTIONS(HKE_CXX_FUNCTION)};
 #undef HKE_CXX_FUNCTION
+
+// The Ctx functions defined on other branches: only their names. sizeof
+// does not evaluate its operand, so this needs a declaration in
+// hsakmtctx.h (a misspelt name fails to compile) but no definition.
+#define HKE_CXX_DECLARED(name) (sizeof(&name) != 0 ? #name : nullptr),
+const char* const kCtxElsewhere[] = {HKE_CTX_FUNCTIONS_ELSEWHERE(HKE_CXX_DECLARED)};
+#undef HKE_CXX_DECLARED
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
@@ -45,6 +58,7 @@ std::multiset<std::string> FunctionNamesIn(const std::string& path) {
 }
 
 const std::string kHeader = std::string(HKE_SOURCE_DIR) + "/include/hsakmt/hsakmt.h";
+const std::string kCtxHeader = std::string(HKE_SOURCE_DIR) + "/include/hsakmt/hsakmtctx.h";
 const std::string kNotImplementedSource =
     std::string(HKE_SOURCE_DIR) + "/lib/api/not_implemented.cc";
 
@@ -109,6 +123,71 @@ TEST_CASE("every hsaKmt function links, and C and C++ callers see the same symbo
     CHECK(linked);
     CHECK(std::strcmp(hke_c_api[i].name, kApiTable[i].name) == 0);
     CHECK(same_symbol);
+  }
+}
+
+TEST_CASE(
+    "the Ctx table lists every hsaKmt*Ctx function declared in hsakmtctx.h, once, except those "
+    "defined on other branches") {
+  const std::multiset<std::string> declared = FunctionNamesIn(kCtxHeader);
+  REQUIRE(declared.size() >= 72);  // the header's count at the time of writing
+
+  std::map<std::string, int> in_table;
+  for (const hke_api_entry& e : kCtxTable) in_table[e.name]++;
+  std::map<std::string, int> elsewhere;
+  for (const char* name : kCtxElsewhere) elsewhere[name]++;
+
+  for (const std::string& name : declared) {
+    CHECK_MESSAGE(declared.count(name) == 1, name << " is declared more than once in hsakmtctx.h");
+    const bool ends_in_ctx = name.size() > 3 && name.compare(name.size() - 3, 3, "Ctx") == 0;
+    CHECK_MESSAGE(ends_in_ctx, name << " is declared in hsakmtctx.h but is not a ...Ctx function");
+    CHECK_MESSAGE(in_table.count(name) + elsewhere.count(name) == 1,
+                  name << " is declared in hsakmtctx.h but is in neither HKE_CTX_FUNCTIONS nor "
+                          "HKE_CTX_FUNCTIONS_ELSEWHERE (tests/api/abi_lists.h), or in both");
+  }
+  for (const auto& entry : in_table) {
+    const auto& name = entry.first;
+    CHECK_MESSAGE(entry.second == 1, name << " is listed " << entry.second
+                                          << " times in HKE_CTX_FUNCTIONS");
+  }
+  for (const auto& entry : elsewhere) {
+    const auto& name = entry.first;
+    CHECK_MESSAGE(entry.second == 1, name << " is listed " << entry.second
+                                          << " times in HKE_CTX_FUNCTIONS_ELSEWHERE");
+  }
+  // Linked table = declared minus what other branches define.
+  const size_t listed = in_table.size() + elsewhere.size();
+  const size_t linked_expected = declared.size() - sizeof(kCtxElsewhere) / sizeof(kCtxElsewhere[0]);
+  CHECK(listed == declared.size());
+  CHECK(in_table.size() == linked_expected);
+}
+
+TEST_CASE("every hsaKmt*Ctx function of this branch is the Ctx twin of a listed hsaKmt function") {
+  std::set<std::string> plain;
+  for (const hke_api_entry& e : kApiTable) plain.insert(e.name);
+  // The open/close calls of hsakmtctx.h have no plain namesake (they name
+  // what they open); every other Ctx function has one.
+  for (const hke_api_entry& e : kCtxTable) {
+    const std::string name = e.name;
+    CHECK_MESSAGE(plain.count(name.substr(0, name.size() - 3)) == 1,
+                  name << " has no hsaKmt function of the same name without Ctx");
+  }
+}
+
+TEST_CASE("every hsaKmt*Ctx function links, and C and C++ callers see the same symbol") {
+  REQUIRE(hke_c_ctx_api_count == sizeof(kCtxTable) / sizeof(kCtxTable[0]));
+  for (size_t i = 0; i < hke_c_ctx_api_count; ++i) {
+    CAPTURE(kCtxTable[i].name);
+    const bool linked = kCtxTable[i].fn != nullptr;
+    const bool same_symbol = hke_c_ctx_api[i].fn == kCtxTable[i].fn;
+    CHECK(linked);
+    CHECK(std::strcmp(hke_c_ctx_api[i].name, kCtxTable[i].name) == 0);
+    CHECK(same_symbol);
+    // A Ctx function is its own symbol, never an alias of a plain one.
+    for (const hke_api_entry& p : kApiTable) {
+      const bool aliased = p.fn == kCtxTable[i].fn;
+      CHECK_FALSE(aliased);
+    }
   }
 }
 

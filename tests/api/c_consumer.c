@@ -1,15 +1,18 @@
 /*
  * A C consumer of the public headers. Built as strict C11 (-Wall -Wextra
  * -Werror -pedantic) by tests/api/CMakeLists.txt into the c_header_test
- * library: if hsakmt.h stops being valid C, the build fails. Both include
- * spellings consumers use are exercised.
+ * library: if hsakmt.h or hsakmtctx.h stops being valid C, the build
+ * fails. Both include spellings consumers use are exercised.
  *
  * It also records, as the C compiler sees them, the address of every API
- * function and every layout value of abi_lists.h; api_table_test.cc
+ * function (hsakmt.h, and the Ctx functions of hsakmtctx.h this branch
+ * defines) and every layout value of abi_lists.h; api_table_test.cc
  * compares them with what the C++ compiler sees.
  */
 #include "hsakmt/hsakmt.h"
 #include <hsakmt/hsakmt.h>
+#include "hsakmt/hsakmtctx.h"
+#include <hsakmt/hsakmtctx.h>
 
 #include <stddef.h>
 
@@ -51,3 +54,6 @@ const size_t hke_c_layout_count = sizeof(hke_c_layout) / sizeof(hke_c_layout[0])
 
 const hke_api_entry hke_c_api[] = {HKE_API_FUNCTIONS(HKE_C_FUNCTION)};
 const size_t hke_c_api_count = sizeof(hke_c_api) / sizeof(hke_c_api[0]);
+
+const hke_api_entry hke_c_ctx_api[] = {HKE_CTX_FUNCTIONS(HKE_C_FUNCTION)};
+const size_t hke_c_ctx_api_count = sizeof(hke_c_ctx_api) / sizeof(hke_c_ctx_api[0]);
