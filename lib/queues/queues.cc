@@ -141,10 +141,13 @@ uint32_t CurrentEpoch(Context& ctx) {
 
 // The flags of the queue's buffers (upstream's): host memory (the queue
 // page: paged, uncached; the CWSR area: paged) or the node's VRAM (EOP).
-HsaMemFlags BufferFlags(bool device_local, bool uncached) {
+// A secondary context's host buffers are non-paged (GTT): paged system
+// memory of a dGPU is a userptr BO, which the kernel gives the primary
+// kfd_process only.
+HsaMemFlags BufferFlags(const Context& ctx, bool device_local, bool uncached) {
   HsaMemFlags f{};
   f.ui32.HostAccess = device_local ? 0 : 1;
-  f.ui32.NonPaged = device_local ? 1 : 0;
+  f.ui32.NonPaged = device_local || ctx.secondary() ? 1 : 0;
   f.ui32.CoarseGrain = device_local ? 1 : 0;
   f.ui32.Uncached = uncached ? 1 : 0;
   f.ui32.ExecuteAccess = 1;
@@ -396,15 +399,15 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   };
 
   // System memory: the node's own memory on an APU (node 0 on a dGPU box).
-  s = AllocMapped(ctx, 0, args.node, page, BufferFlags(false, true), &qs.page_va);
+  s = AllocMapped(ctx, 0, args.node, page, BufferFlags(ctx, false, true), &qs.page_va);
   if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the queue page failed"));
   const uint32_t eop = EopBufferSize(n.facts.gfx_version, kfd_type);
   if (eop != 0) {
-    s = AllocMapped(ctx, args.node, args.node, eop, BufferFlags(true, false), &qs.eop_va);
+    s = AllocMapped(ctx, args.node, args.node, eop, BufferFlags(ctx, true, false), &qs.eop_va);
     if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the EOP buffer failed"));
   }
   if (want_cwsr) {
-    s = AllocMapped(ctx, 0, args.node, cwsr.total_size, BufferFlags(false, false), &qs.cwsr_va);
+    s = AllocMapped(ctx, 0, args.node, cwsr.total_size, BufferFlags(ctx, false, false), &qs.cwsr_va);
     if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the CWSR area failed"));
     WriteHeaders(qs.cwsr_va, cwsr, qs.num_xcc, args.error_reason, event_id);
     qs.ctl_stack_size = cwsr.ctl_stack_size;

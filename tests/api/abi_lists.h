@@ -152,6 +152,10 @@ extern const size_t hke_debian_layout_count;
   X(hsaKmtPcSamplingStop)
 
 #define HKE_CTX_FUNCTIONS(X) \
+  X(hsaKmtOpenKFDCtx) \
+  X(hsaKmtCloseKFDCtx) \
+  X(hsaKmtOpenSecondaryKFDCtx) \
+  X(hsaKmtCloseSecondaryKFDCtx) \
   X(hsaKmtAcquireSystemPropertiesCtx) \
   X(hsaKmtReleaseSystemPropertiesCtx) \
   X(hsaKmtGetNodePropertiesCtx) \
@@ -216,15 +220,10 @@ extern const size_t hke_debian_layout_count;
   X(hsaKmtCheckRuntimeDebugSupportCtx) \
   X(hsaKmtDebugTrapIoctlCtx)
 
-/* Declared in hsakmtctx.h, defined on other branches and so not linked
- * here: the four context open/close calls come with the branch that adds
- * lib/api/contexts.cc (secondary contexts), the five PMC calls with branch
- * `pmc`. Each moves into HKE_CTX_FUNCTIONS when those branches merge. */
+/* Declared in hsakmtctx.h, defined on another branch and so not linked
+ * here: the five PMC calls come with branch `pmc`. They move into
+ * HKE_CTX_FUNCTIONS when it merges. */
 #define HKE_CTX_FUNCTIONS_ELSEWHERE(X) \
-  X(hsaKmtOpenKFDCtx) \
-  X(hsaKmtCloseKFDCtx) \
-  X(hsaKmtOpenSecondaryKFDCtx) \
-  X(hsaKmtCloseSecondaryKFDCtx) \
   X(hsaKmtPmcGetCounterPropertiesCtx) \
   X(hsaKmtPmcRegisterTraceCtx) \
   X(hsaKmtPmcUnregisterTraceCtx) \

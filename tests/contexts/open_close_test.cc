@@ -9,6 +9,7 @@
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmt_embedded.h"
 #include "hsakmt/hsakmtctx.h"
+#include "tests/contexts/secondaries.h"
 #include "tests/support/sim_board.h"
 
 namespace {
@@ -41,10 +42,11 @@ std::vector<std::string> FdEvents(SimBoard& b, const std::string& path) {
 
 TEST_CASE("a secondary context sends CREATE_PROCESS right after GET_VERSION on a descriptor of its own") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
+  ctxtest::Secondaries sec;
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   b.ClearTrace();
   HsaKFDContext* c = nullptr;
-  REQUIRE(hsaKmtOpenSecondaryKFDCtx(&c) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(sec.TryOpen(&c) == HSAKMT_STATUS_SUCCESS);
   REQUIRE(c != nullptr);
   CHECK(b.Ioctls() == std::vector<std::string>{"GET_VERSION", "CREATE_PROCESS"});
   CHECK(kfdsim_secondary_count(b.sim()) == 1);
@@ -52,7 +54,7 @@ TEST_CASE("a secondary context sends CREATE_PROCESS right after GET_VERSION on a
   REQUIRE(hsaKmtOpenKFDCtx(&primary) == HSAKMT_STATUS_KERNEL_ALREADY_OPENED);
   CHECK(primary != c);
   CHECK(hsaKmtCloseKFDCtx() == HSAKMT_STATUS_SUCCESS);
-  REQUIRE(hsaKmtCloseSecondaryKFDCtx(c) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(sec.Close(c) == HSAKMT_STATUS_SUCCESS);
   CHECK(kfdsim_secondary_count(b.sim()) == 0);
   // The primary is still open and working.
   HsaVersionInfo v{};
@@ -62,12 +64,13 @@ TEST_CASE("a secondary context sends CREATE_PROCESS right after GET_VERSION on a
 
 TEST_CASE("before KFD 1.19 a secondary context is NOT_SUPPORTED and leaves no descriptor or slot") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, 17);
+  ctxtest::Secondaries sec;
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   b.ClearTrace();
   HsaKFDContext* const kUntouched = reinterpret_cast<HsaKFDContext*>(0x1234);
   for (uint32_t i = 0; i < SecondarySlots() + 1; ++i) {
     HsaKFDContext* c = kUntouched;
-    CHECK(hsaKmtOpenSecondaryKFDCtx(&c) == HSAKMT_STATUS_NOT_SUPPORTED);
+    CHECK(sec.TryOpen(&c) == HSAKMT_STATUS_NOT_SUPPORTED);
     CHECK(c == kUntouched);
   }
   CHECK(b.LastDiag().find("KFD 1.19") != std::string::npos);
@@ -83,38 +86,40 @@ TEST_CASE("before KFD 1.19 a secondary context is NOT_SUPPORTED and leaves no de
 
 TEST_CASE("secondary contexts: every slot may be open at once, one more is OUT_OF_RESOURCES") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
+  ctxtest::Secondaries sec;
   REQUIRE(SecondarySlots() >= 1);
   std::vector<HsaKFDContext*> open;
   for (uint32_t i = 0; i < SecondarySlots(); ++i) {
     HsaKFDContext* c = nullptr;
-    REQUIRE(hsaKmtOpenSecondaryKFDCtx(&c) == HSAKMT_STATUS_SUCCESS);
+    REQUIRE(sec.TryOpen(&c) == HSAKMT_STATUS_SUCCESS);
     for (HsaKFDContext* o : open) CHECK(o != c);
     open.push_back(c);
   }
   HsaKFDContext* extra = nullptr;
-  CHECK(hsaKmtOpenSecondaryKFDCtx(&extra) == HSAKMT_STATUS_OUT_OF_RESOURCES);
+  CHECK(sec.TryOpen(&extra) == HSAKMT_STATUS_OUT_OF_RESOURCES);
   CHECK(extra == nullptr);
   CHECK(b.LastDiag().find("max_secondary_contexts") != std::string::npos);
   CHECK(kfdsim_secondary_count(b.sim()) == SecondarySlots());
   // Closing one frees its slot for the next open.
-  REQUIRE(hsaKmtCloseSecondaryKFDCtx(open.back()) == HSAKMT_STATUS_SUCCESS);
-  REQUIRE(hsaKmtOpenSecondaryKFDCtx(&extra) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(sec.Close(open.back()) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(sec.TryOpen(&extra) == HSAKMT_STATUS_SUCCESS);
   open.back() = extra;
-  for (HsaKFDContext* c : open) CHECK(hsaKmtCloseSecondaryKFDCtx(c) == HSAKMT_STATUS_SUCCESS);
+  for (HsaKFDContext* c : open) CHECK(sec.Close(c) == HSAKMT_STATUS_SUCCESS);
   CHECK(kfdsim_secondary_count(b.sim()) == 0);
 }
 
 TEST_CASE("CloseSecondaryKFDCtx takes only an open secondary slot: NULL, the primary, a closed one are refused") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
+  ctxtest::Secondaries sec;
   HsaKFDContext* primary = nullptr;
   REQUIRE(hsaKmtOpenKFDCtx(&primary) == HSAKMT_STATUS_SUCCESS);
   CHECK(primary == hke_context_kfd_ctx(hke_default_context()));
   CHECK(hsaKmtCloseSecondaryKFDCtx(nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(hsaKmtCloseSecondaryKFDCtx(primary) == HSAKMT_STATUS_INVALID_PARAMETER);
   HsaKFDContext* c = nullptr;
-  REQUIRE(hsaKmtOpenSecondaryKFDCtx(&c) == HSAKMT_STATUS_SUCCESS);
-  REQUIRE(hsaKmtCloseSecondaryKFDCtx(c) == HSAKMT_STATUS_SUCCESS);
-  CHECK(hsaKmtCloseSecondaryKFDCtx(c) == HSAKMT_STATUS_INVALID_PARAMETER);
+  REQUIRE(sec.TryOpen(&c) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(sec.Close(c) == HSAKMT_STATUS_SUCCESS);
+  CHECK(sec.Close(c) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(hsaKmtOpenSecondaryKFDCtx(nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(hsaKmtOpenKFDCtx(nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   // The primary is what hsakmt.h's calls use: still open.
@@ -124,6 +129,7 @@ TEST_CASE("CloseSecondaryKFDCtx takes only an open secondary slot: NULL, the pri
 
 TEST_CASE("a caller-owned secondary context opens, counts references and closes through hke_context_*") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
+  ctxtest::Secondaries sec;
   std::vector<unsigned char> raw(hke_context_storage_size() + hke_context_storage_align());
   void* storage = raw.data() + (hke_context_storage_align() -
                                 reinterpret_cast<uintptr_t>(raw.data()) % hke_context_storage_align());
@@ -152,6 +158,7 @@ TEST_CASE("a caller-owned secondary context opens, counts references and closes 
 
 TEST_CASE("the default context cannot be configured as a secondary one") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
+  ctxtest::Secondaries sec;
   hke_config cfg{};
   cfg.struct_size = sizeof(cfg);
   cfg.platform = hke_sim_platform(b.sim());
