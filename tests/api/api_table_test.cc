@@ -7,17 +7,14 @@
 #include <doctest/doctest.h>
 
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <map>
-#include <regex>
 #include <set>
-#include <sstream>
 #include <string>
 
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmtctx.h"
 #include "tests/api/abi_lists.h"
+#include "tests/support/api_header.h"
 
 namespace {
 
@@ -36,28 +33,10 @@ const hke_api_entry kCtxTable[] = {HKE_CTX_FUNCTIONS(HKE_CXX_FUNCTION)};
 const char* const kCtxElsewhere[] = {HKE_CTX_FUNCTIONS_ELSEWHERE(HKE_CXX_DECLARED)};
 #undef HKE_CXX_DECLARED
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  REQUIRE_MESSAGE(in.good(), "cannot read " << path);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-}
+using hketest::FunctionNamesIn;
+using hketest::ReadTextFile;
 
-// The names of the hsaKmt* functions a source file declares or defines:
-// every `hsaKmtName(` outside comments.
-std::multiset<std::string> FunctionNamesIn(const std::string& path) {
-  std::string text = ReadFile(path);
-  text = std::regex_replace(text, std::regex(R"(/\*[\s\S]*?\*/)"), " ");
-  text = std::regex_replace(text, std::regex(R"(//[^\n]*)"), " ");
-  std::multiset<std::string> names;
-  const std::regex call(R"(\b(hsaKmt\w+)\s*\()");
-  for (auto it = std::sregex_iterator(text.begin(), text.end(), call); it != std::sregex_iterator();
-       ++it) {
-    names.insert((*it)[1].str());
-  }
-  return names;
-}
-
-const std::string kHeader = std::string(HKE_SOURCE_DIR) + "/include/hsakmt/hsakmt.h";
+const std::string kHeader = hketest::PublicHeaderPath();
 const std::string kCtxHeader = std::string(HKE_SOURCE_DIR) + "/include/hsakmt/hsakmtctx.h";
 const std::string kNotImplementedSource =
     std::string(HKE_SOURCE_DIR) + "/lib/api/not_implemented.cc";
