@@ -10,6 +10,8 @@
 // SVM arenas sit inside one PROT_NONE reservation of the whole range made
 // at VM bring-up (so nothing else can be mapped there); a release maps the
 // object's range PROT_NONE again. The handle arena is never CPU-mapped.
+#include <cstdint>
+
 #include "lib/core/checked.h"
 #include "lib/core/text.h"
 #include "lib/memory/memory_internal.h"
@@ -69,16 +71,24 @@ Status ReserveMmap(Context& ctx, MemoryState& m, uint64_t size, uint64_t align, 
   if (!s.ok()) return ctx.diag().Error(s, kArea, "cannot reserve virtual address space");
   // Below the GPU-visible range (small address spaces, e.g. a 32-bit
   // process, can place low): keep the misplaced mapping so the kernel
-  // cannot return it again, ask again (a few times, the first with the
-  // range's base as a hint), then give the misplaced ones back.
+  // cannot return it again, ask again, then give the misplaced ones back.
+  // The hints: the range's base (a kernel that honours a free hint places
+  // it there), then the highest window the process can address (an
+  // allocator that searches downward from the hint, as qemu-user's does
+  // once its top-down cursor has passed below the range, then finds the
+  // highest free hole instead of another low one), then none.
   constexpr int kPlacementRetries = 4;
   void* misplaced[kPlacementRetries];
   int n_misplaced = 0;
+  uint64_t top = m.svm_limit;
+  if (top > static_cast<uint64_t>(UINTPTR_MAX)) top = static_cast<uint64_t>(UINTPTR_MAX);
+  const uint64_t high_hint =
+      top >= m.svm_base && top - m.svm_base + 1 > total ? (top + 1 - total) & ~(page - 1) : 0;
   while (m.svm_limit != 0 && reinterpret_cast<uintptr_t>(got) < m.svm_base &&
          n_misplaced < kPlacementRetries) {
     misplaced[n_misplaced++] = got;
-    void* hint = n_misplaced == 1 ? reinterpret_cast<void*>(static_cast<uintptr_t>(m.svm_base))
-                                  : nullptr;
+    const uint64_t h = n_misplaced == 1 ? m.svm_base : n_misplaced == 2 ? high_hint : 0;
+    void* hint = reinterpret_cast<void*>(static_cast<uintptr_t>(h));
     s = p.Mmap(hint, total_len, HKE_PROT_NONE, anon, -1, 0, &got);
     if (!s.ok()) break;
   }

@@ -94,29 +94,11 @@ TEST_CASE("fault sweep: an SDMA queue's create and destroy fail cleanly at every
   SweepType("queue sdma", HSA_QUEUE_SDMA);
 }
 
-// The compute sweeps run on 64-bit hosts only. On armhf under qemu-user
-// (CI's 32-bit target) a run that keeps a destroyed queue's CWSR area
-// until the last close (the tolerated FREE failure) leaves the next
-// allocation a reservation below the 16 MiB GPUVM base, and later runs of
-// the same process find address space still mapped: not understood yet,
-// listed as open in issue #9. The SDMA sweep (no CWSR area) runs
-// everywhere.
-constexpr bool kCompute = sizeof(void*) == 8;
 
 TEST_CASE("fault sweep: a PM4 compute queue's create and destroy fail cleanly at every platform call") {
-  if (!kCompute) {
-    MESSAGE("not swept on a 32-bit host (see the comment above this test)");
-    CHECK(sizeof(void*) == 4);
-    return;
-  }
   SweepType("queue compute", HSA_QUEUE_COMPUTE);
 }
 
 TEST_CASE("fault sweep: an AQL queue's create and destroy fail cleanly at every platform call") {
-  if (!kCompute) {
-    MESSAGE("not swept on a 32-bit host (see the comment above the compute test)");
-    CHECK(sizeof(void*) == 4);
-    return;
-  }
   SweepType("queue aql", HSA_QUEUE_COMPUTE_AQL);
 }

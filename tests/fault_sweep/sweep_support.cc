@@ -1305,7 +1305,10 @@ RunOutput RunOnce(const Scenario& s, const Fault* fault, const std::vector<StepR
     }
     if (failed.empty()) step("hsaKmtReleaseSystemProperties", hsaKmtReleaseSystemProperties());
     if (failed.empty()) I.CheckHoldings("after the follow-up");
-    for (int i = 0; failed.empty() && i < 16 && ctx.device().open_count > 0; ++i) {
+    // Close whatever the follow-up found, also after a failed step: a
+    // context left open here would carry its objects into the next run and
+    // turn one violation into a cascade.
+    for (int i = 0; i < 16 && ctx.device().open_count > 0; ++i) {
       step("hsaKmtCloseKFD", hsaKmtCloseKFD());
     }
     if (!failed.empty()) {
