@@ -6,6 +6,7 @@
 #include "lib/device/kfd_device.h"
 #include "lib/events/events.h"
 #include "lib/memory/memory.h"
+#include "lib/pmc/pmc.h"
 #include "lib/queues/queues.h"
 
 using hke::api::Default;
@@ -35,6 +36,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void) {
   // kernel refuses to free keeps the device open: the close fails with that
   // status and can be retried.
   if (hke::device::LastReference(*ctx)) {
+    hke::pmc::Teardown(*ctx);
     hke::queues::Teardown(*ctx);
     hke::events::Teardown(*ctx);
     const hke::Status t = hke::memory::Teardown(*ctx);
