@@ -74,7 +74,7 @@ int PageSize(void* self, size_t* out) {
 const hke_platform_ops kOps = {sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
                                Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir,
                                ClockNs, CpuCount, ProcessId, ReadFd, PageSize, nullptr,
-                               nullptr, nullptr};
+                               nullptr, nullptr, nullptr, nullptr, nullptr};
 
 struct SinkState {
   uint64_t expected_seq;

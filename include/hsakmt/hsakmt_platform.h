@@ -149,6 +149,23 @@ typedef struct hke_platform_ops {
   /* Releases a handle amdgpu_device returned (amdgpu_device_deinitialize).
    * May be NULL only when amdgpu_device is. */
   void (*amdgpu_device_release)(void* self, void* handle);
+  /* Host performance counters (Linux perf_event), for the privileged PMC
+   * block (the AMD IOMMU PMU). All three may be NULL (no privileged
+   * counters: hsaKmtPmcAcquireTraceAccess then reports NOT_SUPPORTED); a
+   * port provides all three or none.
+   * Opens one system-wide counter, as perf_event_open(attr, pid -1, cpu 0,
+   * group -1, 0) with attr.type = `type` (the PMU's
+   * /sys/bus/event_source/devices/<pmu>/type), attr.config = `config`,
+   * created disabled, read format TOTAL_TIME_ENABLED | TOTAL_TIME_RUNNING.
+   * The descriptor is released with `close`. */
+  int (*perf_open)(void* self, uint32_t type, uint64_t config, int* out_fd);
+  /* Starts (`enable` 1) or stops (`enable` 0) counting on a descriptor of
+   * perf_open (PERF_EVENT_IOC_ENABLE / PERF_EVENT_IOC_DISABLE). */
+  int (*perf_enable)(void* self, int fd, uint32_t enable);
+  /* Reads a descriptor of perf_open: out_values[0] the count,
+   * out_values[1] the time enabled and out_values[2] the time running, in
+   * nanoseconds. A short read is EIO. */
+  int (*perf_read)(void* self, int fd, uint64_t out_values[3]);
 } hke_platform_ops;
 
 /* A platform instance: an operations table plus its state. Neither pointer

@@ -11,6 +11,7 @@
 #include "lib/device/kfd_device.h"
 #include "lib/events/events.h"
 #include "lib/memory/memory.h"
+#include "lib/pmc/pmc.h"
 #include "lib/queues/queues.h"
 
 using hke::api::Default;
@@ -26,6 +27,7 @@ Status OpenReference(Context& ctx, bool* out_already_open) {
 
 Status CloseReference(Context& ctx) {
   if (device::LastReference(ctx)) {
+    pmc::Teardown(ctx);
     queues::Teardown(ctx);
     events::Teardown(ctx);
     HKE_RETURN_IF_ERROR(memory::Teardown(ctx));

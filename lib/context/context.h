@@ -29,6 +29,7 @@
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
+#include "lib/pmc/pmc.h"
 #include "lib/profile/profile.h"
 #include "lib/queues/queues.h"
 #include "lib/topology/gfx_override.h"
@@ -213,6 +214,10 @@ class Context {
   // is a leaf lock.
   SpinLock& profile_lock() { return profile_lock_; }
   profile::ProfileState& profile() { return profile_; }
+  // Performance counters and traces (lib/pmc/pmc.h); pmc_lock is a leaf
+  // lock.
+  SpinLock& pmc_lock() { return pmc_lock_; }
+  pmc::PmcState& pmc() { return pmc_; }
 
  private:
   uint32_t magic_;
@@ -245,6 +250,10 @@ class Context {
   debug::DebugState debug_;
   SpinLock profile_lock_;
   profile::ProfileState profile_;
+  SpinLock pmc_lock_;
+  // Only the small members are initialised; the blobs are touched when
+  // built.
+  pmc::PmcState pmc_;
 };
 
 // UNSUPPORTED, with a diagnostic in `area` naming `what`, when `ctx` is a

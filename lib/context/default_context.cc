@@ -15,6 +15,7 @@
 #include "lib/device/kfd_device.h"
 #include "lib/events/events.h"
 #include "lib/memory/memory.h"
+#include "lib/pmc/pmc.h"
 #include "lib/queues/queues.h"
 
 namespace {
@@ -53,6 +54,7 @@ void hke_context_deinit(hke_context* context) {
     hke::events::Teardown(context->impl);
     (void)hke::memory::Teardown(context->impl);  // best effort: the context goes away
   }
+  hke::pmc::Teardown(context->impl);  // perf descriptors are the process's, fork or not
   hke::queues::Forget(context->impl);
   hke::events::Forget(context->impl);
   hke::memory::Forget(context->impl);

@@ -22,6 +22,9 @@ inline constexpr uint32_t kMaxLinksTotal = 8;
 inline constexpr uint32_t kMaxEvents = 256;
 inline constexpr uint32_t kMaxQueues = 16;
 inline constexpr uint32_t kMaxPcSamplingTraces = 4;
+inline constexpr uint32_t kMaxPmcBlobs = 1;
+inline constexpr uint32_t kMaxPmcTraces = 4;
+inline constexpr uint32_t kMaxPmcTraceCounters = 8;
 inline constexpr uint32_t kMaxVaObjects = 1024;
 inline constexpr uint32_t kMaxSecondaryContexts = 1;
 #else
@@ -41,6 +44,14 @@ inline constexpr uint32_t kMaxQueues = 1024;  // the KFD per-process queue limit
 // PC-sampling sessions a context tracks at once (the kernel allows one
 // configuration per method and GPU, shared by any number of sessions).
 inline constexpr uint32_t kMaxPcSamplingTraces = 64;
+// hsaKmtPmcGetCounterProperties blobs a context holds (about 115 KiB each,
+// touched when built): one per counter table in use, and every GPU of one
+// table shares its blob, so 7 (every table) never runs out.
+inline constexpr uint32_t kMaxPmcBlobs = 7;
+// Registered PMC traces, and privileged (IOMMU) counters per trace: each
+// holds a perf_event descriptor while the trace has access.
+inline constexpr uint32_t kMaxPmcTraces = 64;
+inline constexpr uint32_t kMaxPmcTraceCounters = 16;
 inline constexpr uint32_t kMaxVaObjects = 131072;
 // Slots of hsaKmtOpenSecondaryKFDCtx, each a whole context in static
 // storage (lib/api/contexts.cc, an archive member of its own: a static link
@@ -51,6 +62,9 @@ inline constexpr uint32_t kMaxSecondaryContexts = 2;
 static_assert(kMaxGpus <= kMaxNodes, "every GPU is a node");
 static_assert(kMaxPcSamplingTraces >= 1 && kMaxPcSamplingTraces <= 256,
               "a PC-sampling trace id keeps the slot in 8 bits");
+static_assert(kMaxPmcTraces >= 1 && kMaxPmcTraces <= 256,
+              "a PMC trace id keeps the slot in 8 bits");
+static_assert(kMaxPmcBlobs >= 1 && kMaxPmcTraceCounters >= 1, "PMC capacities");
 static_assert(kMaxMemBanksPerNode <= kMaxMemBanksTotal && kMaxCachesPerNode <= kMaxCachesTotal &&
                   kMaxLinksPerNode <= kMaxLinksTotal,
               "a pool holds at least one full node");

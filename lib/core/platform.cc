@@ -143,4 +143,32 @@ void Platform::AmdgpuDeviceRelease(void* handle) const {
   p_.ops->amdgpu_device_release(p_.self, handle);
 }
 
+bool Platform::HasPerf() const {
+  return HKE_HAS_OP(p_, perf_open) && HKE_HAS_OP(p_, perf_enable) && HKE_HAS_OP(p_, perf_read);
+}
+
+Status Platform::PerfOpen(uint32_t type, uint64_t config, int* out_fd) const {
+  if (!HasPerf()) return Unsupported();
+  int fd = -1;
+  HKE_RETURN_IF_ERROR(FromRc(p_.ops->perf_open(p_.self, type, config, &fd)));
+  if (fd < 0) return Protocol();
+  *out_fd = fd;
+  return Status::Ok();
+}
+
+Status Platform::PerfEnable(int fd, bool enable) const {
+  if (!HasPerf()) return Unsupported();
+  return FromRc(p_.ops->perf_enable(p_.self, fd, enable ? 1u : 0u));
+}
+
+Status Platform::PerfRead(int fd, uint64_t out_values[3]) const {
+  if (!HasPerf()) return Unsupported();
+  uint64_t v[3] = {0, 0, 0};
+  HKE_RETURN_IF_ERROR(FromRc(p_.ops->perf_read(p_.self, fd, v)));
+  out_values[0] = v[0];
+  out_values[1] = v[1];
+  out_values[2] = v[2];
+  return Status::Ok();
+}
+
 }  // namespace hke

@@ -47,6 +47,13 @@ class Platform {
   // operation. Release is a no-op for a NULL handle.
   Status AmdgpuDevice(int render_fd, void** out_handle) const;
   void AmdgpuDeviceRelease(void* handle) const;
+  // Host perf_event counters (the three perf_* operations); UNSUPPORTED
+  // unless the table has all three.
+  bool HasPerf() const;
+  Status PerfOpen(uint32_t type, uint64_t config, int* out_fd) const;
+  Status PerfEnable(int fd, bool enable) const;
+  // {count, time enabled, time running}, written only on success.
+  Status PerfRead(int fd, uint64_t out_values[3]) const;
 
   uint32_t ioctl_retries() const { return ioctl_retries_; }
   const hke_platform& raw() const { return p_; }

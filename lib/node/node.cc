@@ -53,6 +53,7 @@ Status Resolve(Context& ctx, uint32_t node, NodeTarget* out) {
         n.gpu_id = t.gpus[k].gpu_id;
         n.render_minor = t.gpus[k].render_minor;
         n.gfx_version = r->Get32(topology::kGfxTargetVersion);
+        n.device_id = r->Get32(topology::kDeviceId);
       }
     }
     if (r == nullptr) {

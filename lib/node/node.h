@@ -28,6 +28,7 @@ struct NodeTarget {
   uint32_t gpu_id;        // 0 for a CPU node
   uint32_t gfx_version;   // gfx_target_version (decimal MMmmss), 0 for a CPU node
   uint32_t render_minor;  // DRM render minor of a GPU node, 0 for a CPU node
+  uint32_t device_id;     // PCI device id of a GPU node, 0 for a CPU node
 };
 
 // Checks the open device, takes the topology if needed and resolves `node`.

@@ -357,6 +357,23 @@ void AmdgpuDeviceRelease(void* self, void* handle) {
   s->inner_ops->amdgpu_device_release(s->inner_self, handle);
 }
 
+// Host perf counters: passed through (no rule kind names them; a test that
+// needs them to fail wraps the table itself).
+int PerfOpen(void* self, uint32_t type, uint64_t config, int* out_fd) {
+  FaultsState* s = StateOf(self);
+  return s->inner_ops->perf_open(s->inner_self, type, config, out_fd);
+}
+
+int PerfEnable(void* self, int fd, uint32_t enable) {
+  FaultsState* s = StateOf(self);
+  return s->inner_ops->perf_enable(s->inner_self, fd, enable);
+}
+
+int PerfRead(void* self, int fd, uint64_t out_values[3]) {
+  FaultsState* s = StateOf(self);
+  return s->inner_ops->perf_read(s->inner_self, fd, out_values);
+}
+
 }  // namespace
 
 extern "C" uint32_t hke_faults_parse(const char* spec, size_t len, hke_faults_rule* out_rules,
@@ -466,6 +483,7 @@ extern "C" int hke_faults_init(hke_faults* faults, hke_platform inner) {
       sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
+      PerfOpen, PerfEnable, PerfRead,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

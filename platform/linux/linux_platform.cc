@@ -8,7 +8,9 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/perf_event.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <pthread.h>
 #include <time.h>
@@ -390,6 +392,49 @@ void AmdgpuDeviceRelease(void*, void* handle) {
 }
 #endif
 
+// perf_event_open has no libc wrapper. A system-wide counter of an uncore
+// PMU such as amd_iommu: any process (pid -1) on CPU 0, created disabled,
+// with the enabled/running times in every read. The kernel refuses it
+// without CAP_PERFMON (or perf_event_paranoid allowing it) with EACCES.
+int PerfOpen(void*, uint32_t type, uint64_t config, int* out_fd) {
+  if (out_fd == nullptr) return EINVAL;
+  struct perf_event_attr attr;
+  std::memset(&attr, 0, sizeof(attr));
+  attr.size = sizeof(attr);
+  attr.type = type;
+  attr.config = config;
+  attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+  attr.disabled = 1;
+  const long fd = ::syscall(__NR_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+  if (fd < 0) return LastError();
+  *out_fd = static_cast<int>(fd);
+  return 0;
+}
+
+int PerfEnable(void*, int fd, uint32_t enable) {
+  const unsigned long request = enable != 0 ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE;
+  if (::ioctl(fd, request, 0) != 0) return LastError();
+  return 0;
+}
+
+// The read format above gives three u64: value, time enabled, time running.
+int PerfRead(void*, int fd, uint64_t out_values[3]) {
+  if (out_values == nullptr) return EINVAL;
+  uint64_t v[3] = {0, 0, 0};
+  size_t done = 0;
+  while (done < sizeof(v)) {
+    const ssize_t n = ::read(fd, reinterpret_cast<char*>(v) + done, sizeof(v) - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) return LastError();
+    if (n == 0) return EIO;
+    done += static_cast<size_t>(n);
+  }
+  out_values[0] = v[0];
+  out_values[1] = v[1];
+  out_values[2] = v[2];
+  return 0;
+}
+
 const hke_platform_ops kLinuxOps = {
     sizeof(hke_platform_ops),
     HKE_PLATFORM_ABI_VERSION,
@@ -414,6 +459,9 @@ const hke_platform_ops kLinuxOps = {
     nullptr,
     nullptr,
 #endif
+    PerfOpen,
+    PerfEnable,
+    PerfRead,
 };
 
 }  // namespace

@@ -12,10 +12,14 @@
 #include <string>
 #include <vector>
 
+#include "platform/sim/core/iommu_pmu.h"
 #include "platform/sim/core/simulator.h"
+
+static_assert(KFDSIM_IOMMU_PMU_TYPE == kfdsim::IommuPmu::kPerfType, "one perf type");
 
 struct kfdsim_handle {
   kfdsim::Simulator sim;
+  kfdsim::IommuPmu pmu;
   explicit kfdsim_handle(kfdsim::Board board) : sim(std::move(board)) {}
 };
 
@@ -183,5 +187,58 @@ int kfdsim_queue_status(kfdsim_t* sim, uint32_t queue_id, kfdsim_queue_info* inf
   }
   return 0;
 }
+
+int kfdsim_iommu_pmu_configure(kfdsim_t* sim, uint32_t max_concurrent) {
+  if (sim == nullptr) return EINVAL;
+  sim->pmu.Configure(max_concurrent);
+  return 0;
+}
+
+int kfdsim_iommu_pmu_owns_path(kfdsim_t* sim, const char* path) {
+  return sim != nullptr && path != nullptr && sim->pmu.OwnsPath(path) ? 1 : 0;
+}
+
+int kfdsim_iommu_pmu_read_file(kfdsim_t* sim, const char* path, char* buf, size_t capacity,
+                               size_t* out_length) {
+  if (sim == nullptr || path == nullptr || out_length == nullptr) return EINVAL;
+  std::string content;
+  const int r = sim->pmu.ReadFile(path, &content);
+  if (r != 0) return r;
+  if (content.size() > capacity) return EFBIG;
+  if (!content.empty()) std::memcpy(buf, content.data(), content.size());
+  *out_length = content.size();
+  return 0;
+}
+
+int kfdsim_iommu_pmu_list_dir(kfdsim_t* sim, const char* path, kfdsim_dirent_fn fn, void* user) {
+  if (sim == nullptr || path == nullptr || fn == nullptr) return EINVAL;
+  std::vector<std::pair<std::string, bool>> list;
+  const int r = sim->pmu.ListDir(path, &list);
+  if (r != 0) return r;
+  for (const auto& e : list) {
+    if (fn(user, e.first.c_str(), e.second ? KFDSIM_FILE_DIR : KFDSIM_FILE_REGULAR) != 0) break;
+  }
+  return 0;
+}
+
+int kfdsim_perf_open(kfdsim_t* sim, uint32_t type, uint64_t config, int* out_fd) {
+  return sim == nullptr ? EINVAL : sim->pmu.Open(type, config, out_fd);
+}
+
+int kfdsim_perf_owns_fd(kfdsim_t* sim, int fd) {
+  return sim != nullptr && sim->pmu.OwnsFd(fd) ? 1 : 0;
+}
+
+int kfdsim_perf_enable(kfdsim_t* sim, int fd, uint32_t enable) {
+  return sim == nullptr ? EINVAL : sim->pmu.Enable(fd, enable != 0);
+}
+
+int kfdsim_perf_read(kfdsim_t* sim, int fd, uint64_t out_values[3]) {
+  return sim == nullptr ? EINVAL : sim->pmu.Read(fd, out_values);
+}
+
+int kfdsim_perf_close(kfdsim_t* sim, int fd) { return sim == nullptr ? EINVAL : sim->pmu.Close(fd); }
+
+uint32_t kfdsim_perf_open_count(kfdsim_t* sim) { return sim == nullptr ? 0 : sim->pmu.OpenCount(); }
 
 }  // extern "C"

@@ -170,6 +170,33 @@ typedef struct kfdsim_queue_info {
 KFDSIM_API int kfdsim_queue_status(kfdsim_t* sim, uint32_t queue_id, kfdsim_queue_info* info,
                                    char* reason, size_t reason_len);
 
+/* ---- the AMD IOMMU PMU (platform/sim/core/iommu_pmu.h) ----
+ * Served by the in-process platform only (the preload front end leaves the
+ * host's perf PMUs alone): the files of /sys/bus/event_source/devices/
+ * amd_iommu_0 (type KFDSIM_IOMMU_PMU_TYPE, one file per event
+ * "csource=0x<id>"), the KFD's nodes/0/perf/iommu/max_concurrent, and
+ * perf_event counters whose every read while enabled adds
+ * (csource + 1) * 16 to the count and 1000 ns to both times.
+ * Present on every board with 8 concurrent counters unless configured. */
+#define KFDSIM_IOMMU_PMU_TYPE 25u
+/* `max_concurrent` 0 removes the PMU; EINVAL for a NULL sim. */
+KFDSIM_API int kfdsim_iommu_pmu_configure(kfdsim_t* sim, uint32_t max_concurrent);
+/* 1 for a path of the PMU's files (served or not). */
+KFDSIM_API int kfdsim_iommu_pmu_owns_path(kfdsim_t* sim, const char* path);
+/* As kfdsim_read_file / kfdsim_list_dir for those paths. */
+KFDSIM_API int kfdsim_iommu_pmu_read_file(kfdsim_t* sim, const char* path, char* buf,
+                                          size_t capacity, size_t* out_length);
+KFDSIM_API int kfdsim_iommu_pmu_list_dir(kfdsim_t* sim, const char* path, kfdsim_dirent_fn fn,
+                                         void* user);
+/* perf_event_open / ENABLE-DISABLE / read / close of a PMU counter. */
+KFDSIM_API int kfdsim_perf_open(kfdsim_t* sim, uint32_t type, uint64_t config, int* out_fd);
+KFDSIM_API int kfdsim_perf_owns_fd(kfdsim_t* sim, int fd);
+KFDSIM_API int kfdsim_perf_enable(kfdsim_t* sim, int fd, uint32_t enable);
+KFDSIM_API int kfdsim_perf_read(kfdsim_t* sim, int fd, uint64_t out_values[3]);
+KFDSIM_API int kfdsim_perf_close(kfdsim_t* sim, int fd);
+/* Counters open now. */
+KFDSIM_API uint32_t kfdsim_perf_open_count(kfdsim_t* sim);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

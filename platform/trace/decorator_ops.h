@@ -42,6 +42,9 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   HKE_COPY_OP_(marketing_name)
   HKE_COPY_OP_(amdgpu_device)
   HKE_COPY_OP_(amdgpu_device_release)
+  HKE_COPY_OP_(perf_open)
+  HKE_COPY_OP_(perf_enable)
+  HKE_COPY_OP_(perf_read)
 #undef HKE_COPY_OP_
   if (ops.open == nullptr || ops.close == nullptr || ops.ioctl == nullptr ||
       ops.read_file == nullptr) {
@@ -49,6 +52,12 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   }
   // A device handle that cannot be released is not offered.
   if (ops.amdgpu_device_release == nullptr) ops.amdgpu_device = nullptr;
+  // perf counters come as all three operations or none.
+  if (ops.perf_open == nullptr || ops.perf_enable == nullptr || ops.perf_read == nullptr) {
+    ops.perf_open = nullptr;
+    ops.perf_enable = nullptr;
+    ops.perf_read = nullptr;
+  }
   ops.struct_size = sizeof(hke_platform_ops);
   ops.abi_version = HKE_PLATFORM_ABI_VERSION;
   *out = ops;
@@ -76,6 +85,9 @@ inline hke_platform_ops DecoratedOps(const hke_platform_ops& own, const hke_plat
   HKE_MASK_OP_(marketing_name)
   HKE_MASK_OP_(amdgpu_device)
   HKE_MASK_OP_(amdgpu_device_release)
+  HKE_MASK_OP_(perf_open)
+  HKE_MASK_OP_(perf_enable)
+  HKE_MASK_OP_(perf_read)
 #undef HKE_MASK_OP_
   return ops;
 }

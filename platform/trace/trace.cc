@@ -402,6 +402,45 @@ void AmdgpuDeviceRelease(void* self, void* handle) {
   s->inner_ops->amdgpu_device_release(s->inner_self, handle);
 }
 
+// Host perf counters: one line per call, with the values read.
+int PerfOpen(void* self, uint32_t type, uint64_t config, int* out_fd) {
+  TraceState* s = StateOf(self);
+  Line line(s, "perf_open");
+  line.Key("type").Dec(type);
+  line.Key("config").Dec(config);
+  const int r = s->inner_ops->perf_open(s->inner_self, type, config, out_fd);
+  line.Result(r);
+  if (r == 0 && out_fd != nullptr) line.Key("fd").Int(*out_fd);
+  line.Emit();
+  return r;
+}
+
+int PerfEnable(void* self, int fd, uint32_t enable) {
+  TraceState* s = StateOf(self);
+  Line line(s, "perf_enable");
+  line.Key("fd").Int(fd);
+  line.Key("enable").Dec(enable);
+  const int r = s->inner_ops->perf_enable(s->inner_self, fd, enable);
+  line.Result(r);
+  line.Emit();
+  return r;
+}
+
+int PerfRead(void* self, int fd, uint64_t out_values[3]) {
+  TraceState* s = StateOf(self);
+  Line line(s, "perf_read");
+  line.Key("fd").Int(fd);
+  const int r = s->inner_ops->perf_read(s->inner_self, fd, out_values);
+  line.Result(r);
+  if (r == 0 && out_values != nullptr) {
+    line.Key("value").Dec(out_values[0]);
+    line.Key("enabled").Dec(out_values[1]);
+    line.Key("running").Dec(out_values[2]);
+  }
+  line.Emit();
+  return r;
+}
+
 }  // namespace
 
 extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_sink_fn sink,
@@ -415,6 +454,7 @@ extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_si
       sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
+      PerfOpen, PerfEnable, PerfRead,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

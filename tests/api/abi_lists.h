@@ -8,12 +8,9 @@
  * header at run time and fails if a declaration is missing here; a name
  * here that the header does not declare fails to compile.
  *
- * HKE_CTX_FUNCTIONS lists, in header order, the hsaKmt*Ctx functions of
- * include/hsakmt/hsakmtctx.h that this branch defines (in lib/api);
- * HKE_CTX_FUNCTIONS_ELSEWHERE the ones other branches define, which are
- * therefore kept out of the linked tables here (names only, as strings).
- * api_table_test.cc parses hsakmtctx.h and requires the two lists to be
- * exactly its declarations, each once.
+ * HKE_CTX_FUNCTIONS lists, in header order, every hsaKmt*Ctx function of
+ * include/hsakmt/hsakmtctx.h; api_table_test.cc parses that header and
+ * requires the list to be exactly its declarations, each once.
  *
  * HKE_ABI_LAYOUT lists the size of every public enum and record and the
  * offset of every record member that offsetof can name.
@@ -218,12 +215,7 @@ extern const size_t hke_debian_layout_count;
   X(hsaKmtDbgGetDeviceDataCtx) \
   X(hsaKmtDbgGetQueueDataCtx) \
   X(hsaKmtCheckRuntimeDebugSupportCtx) \
-  X(hsaKmtDebugTrapIoctlCtx)
-
-/* Declared in hsakmtctx.h, defined on another branch and so not linked
- * here: the five PMC calls come with branch `pmc`. They move into
- * HKE_CTX_FUNCTIONS when it merges. */
-#define HKE_CTX_FUNCTIONS_ELSEWHERE(X) \
+  X(hsaKmtDebugTrapIoctlCtx) \
   X(hsaKmtPmcGetCounterPropertiesCtx) \
   X(hsaKmtPmcRegisterTraceCtx) \
   X(hsaKmtPmcUnregisterTraceCtx) \

@@ -74,6 +74,7 @@ int OpenServedFile(kfdsim_t* sim, const char* path, uint32_t flags, int* out_fd)
 
 int Open(void* self, const char* path, uint32_t flags, int* out_fd) {
   if (path == nullptr || out_fd == nullptr) return EINVAL;
+  if (kfdsim_iommu_pmu_owns_path(Sim(self), path)) return EACCES;  // read_file/list_dir only
   if (!kfdsim_owns_path(Sim(self), path)) return ENOENT;
   uint32_t kind = 0;
   if (kfdsim_file_kind(Sim(self), path, &kind) == 0 && kind == KFDSIM_FILE_REGULAR) {
@@ -86,6 +87,7 @@ int Open(void* self, const char* path, uint32_t flags, int* out_fd) {
 }
 
 int Close(void* self, int fd) {
+  if (kfdsim_perf_owns_fd(Sim(self), fd)) return kfdsim_perf_close(Sim(self), fd);
   if (kfdsim_owns_fd(Sim(self), fd)) return kfdsim_close(Sim(self), fd);
   return Host().close(nullptr, fd);
 }
@@ -113,6 +115,9 @@ int Madvise(void*, void* addr, size_t length, uint32_t advice) {
 
 int ReadFile(void* self, const char* path, char* buf, size_t capacity, size_t* out_length) {
   if (path == nullptr || out_length == nullptr) return EINVAL;
+  if (kfdsim_iommu_pmu_owns_path(Sim(self), path)) {
+    return kfdsim_iommu_pmu_read_file(Sim(self), path, buf, capacity, out_length);
+  }
   if (!kfdsim_owns_path(Sim(self), path)) return ENOENT;
   size_t n = 0;
   const int r = kfdsim_read_file(Sim(self), path, buf, capacity, &n);
@@ -123,24 +128,24 @@ int ReadFile(void* self, const char* path, char* buf, size_t capacity, size_t* o
 
 int ListDir(void* self, const char* path, hke_dirent_fn fn, void* user) {
   if (path == nullptr || fn == nullptr) return EINVAL;
-  if (!kfdsim_owns_path(Sim(self), path)) return ENOENT;
+  const bool pmu = kfdsim_iommu_pmu_owns_path(Sim(self), path) != 0;
+  if (!pmu && !kfdsim_owns_path(Sim(self), path)) return ENOENT;
   // kfdsim's file and directory kinds become HKE_DIRENT_FILE/DIR; a device
   // node is reported as "other".
   struct Relay {
     hke_dirent_fn fn;
     void* user;
   } relay{fn, user};
-  return kfdsim_list_dir(
-      Sim(self), path,
-      [](void* u, const char* name, uint32_t kind) {
-        auto* r = static_cast<Relay*>(u);
-        uint32_t k = HKE_DIRENT_UNKNOWN;
-        if (kind == KFDSIM_FILE_REGULAR) k = HKE_DIRENT_FILE;
-        if (kind == KFDSIM_FILE_DIR) k = HKE_DIRENT_DIR;
-        if (kind == KFDSIM_FILE_DEVICE) k = HKE_DIRENT_OTHER;
-        return r->fn(r->user, name, k);
-      },
-      &relay);
+  const kfdsim_dirent_fn each = [](void* u, const char* name, uint32_t kind) {
+    auto* r = static_cast<Relay*>(u);
+    uint32_t k = HKE_DIRENT_UNKNOWN;
+    if (kind == KFDSIM_FILE_REGULAR) k = HKE_DIRENT_FILE;
+    if (kind == KFDSIM_FILE_DIR) k = HKE_DIRENT_DIR;
+    if (kind == KFDSIM_FILE_DEVICE) k = HKE_DIRENT_OTHER;
+    return r->fn(r->user, name, k);
+  };
+  if (pmu) return kfdsim_iommu_pmu_list_dir(Sim(self), path, each, &relay);
+  return kfdsim_list_dir(Sim(self), path, each, &relay);
 }
 
 int ClockNs(void*, uint32_t clock, uint64_t* out_ns) { return Host().clock_ns(nullptr, clock, out_ns); }
@@ -167,6 +172,19 @@ int MarketingName(void*, uint32_t device_id, uint32_t revision, char* buf, size_
   return Host().marketing_name(nullptr, device_id, revision, buf, capacity);
 }
 
+// The simulated IOMMU PMU's counters (kfdsim_perf_*).
+int PerfOpen(void* self, uint32_t type, uint64_t config, int* out_fd) {
+  return kfdsim_perf_open(Sim(self), type, config, out_fd);
+}
+
+int PerfEnable(void* self, int fd, uint32_t enable) {
+  return kfdsim_perf_enable(Sim(self), fd, enable);
+}
+
+int PerfRead(void* self, int fd, uint64_t out_values[3]) {
+  return kfdsim_perf_read(Sim(self), fd, out_values);
+}
+
 const hke_platform_ops kSimOps = {
     sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
     Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
@@ -174,6 +192,7 @@ const hke_platform_ops kSimOps = {
     // No libdrm device handles: the simulated render nodes answer DRM
     // ioctls only through this table, which libdrm cannot use.
     nullptr, nullptr,
+    PerfOpen, PerfEnable, PerfRead,
 };
 
 }  // namespace

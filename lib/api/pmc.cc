@@ -1,0 +1,146 @@
+// The hsaKmtPmc* entry points (lib/pmc/pmc.h has the semantics), with the
+// Ctx twins of hsakmtctx.h.
+//
+// Status rules, upstream's where it has one: a NULL output, zero or too
+// many counters, an invalid counter, a trace buffer that is NULL, empty or
+// smaller than 8 bytes per privileged counter are INVALID_PARAMETER; a
+// trace id 0 is INVALID_PARAMETER (upstream's check); any other id that is
+// not a live trace of this open (stale, forged, of another node) is
+// INVALID_HANDLE before anything else is looked at. A node outside the
+// topology is INVALID_NODE_UNIT; a node without counter tables (CPU,
+// gfx11+, Tonga) INVALID_PARAMETER, as upstream's table lookup answers.
+// Full trace table OUT_OF_RESOURCES. A platform without perf operations
+// makes AcquireTraceAccess NOT_SUPPORTED when the trace has IOMMU counters;
+// a perf_event call the host refuses (EACCES without CAP_PERFMON, ...) is
+// ERROR, as upstream, with the errno in the diagnostic. Start/Query on a
+// trace that lacks access or is not started: UNAVAILABLE.
+#include "lib/pmc/pmc.h"
+
+#include "hsakmt/hsakmt.h"
+#include "lib/api/entry.h"
+
+using hke::Context;
+using hke::api::Addr;
+using hke::api::Default;
+using hke::api::kNoContext;
+using hke::api::KernelCallStatus;
+using hke::api::OnCtx;
+using hke::api::ToHsakmt;
+
+namespace {
+
+HSAKMT_STATUS GetCounterProperties(Context* ctx, HSAuint32 NodeId, HsaCounterProperties** out) {
+  if (out == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  HsaCounterProperties* p = nullptr;
+  const hke::Status s = hke::pmc::GetCounterProperties(*ctx, NodeId, &p);
+  if (s.ok()) *out = p;
+  return ToHsakmt(s);
+}
+
+HSAKMT_STATUS RegisterTrace(Context* ctx, HSAuint32 NodeId, HSAuint32 NumberOfCounters,
+                            HsaCounter* Counters, HsaPmcTraceRoot* TraceRoot) {
+  if (Counters == nullptr || TraceRoot == nullptr || NumberOfCounters == 0) {
+    return HSAKMT_STATUS_INVALID_PARAMETER;
+  }
+  if (ctx == nullptr) return kNoContext;
+  HsaPmcTraceRoot root{};
+  const hke::Status s = hke::pmc::RegisterTrace(*ctx, NodeId, NumberOfCounters, Counters, &root);
+  if (s.ok()) *TraceRoot = root;
+  return ToHsakmt(s);
+}
+
+HSAKMT_STATUS UnregisterTrace(Context* ctx, HSAuint32 NodeId, HSATraceId TraceId) {
+  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::pmc::UnregisterTrace(*ctx, NodeId, TraceId));
+}
+
+HSAKMT_STATUS AcquireTraceAccess(Context* ctx, HSAuint32 NodeId, HSATraceId TraceId) {
+  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::pmc::AcquireTraceAccess(*ctx, NodeId, TraceId));
+}
+
+HSAKMT_STATUS ReleaseTraceAccess(Context* ctx, HSAuint32 NodeId, HSATraceId TraceId) {
+  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::pmc::ReleaseTraceAccess(*ctx, NodeId, TraceId));
+}
+
+}  // namespace
+
+extern "C" {
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterProperties(HSAuint32 NodeId,
+                                                      HsaCounterProperties** CounterProperties) {
+  return GetCounterProperties(Default(), NodeId, CounterProperties);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcRegisterTrace(HSAuint32 NodeId, HSAuint32 NumberOfCounters,
+                                               HsaCounter* Counters, HsaPmcTraceRoot* TraceRoot) {
+  return RegisterTrace(Default(), NodeId, NumberOfCounters, Counters, TraceRoot);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcUnregisterTrace(HSAuint32 NodeId, HSATraceId TraceId) {
+  return UnregisterTrace(Default(), NodeId, TraceId);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcAcquireTraceAccess(HSAuint32 NodeId, HSATraceId TraceId) {
+  return AcquireTraceAccess(Default(), NodeId, TraceId);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccess(HSAuint32 NodeId, HSATraceId TraceId) {
+  return ReleaseTraceAccess(Default(), NodeId, TraceId);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStartTrace(HSATraceId TraceId, void* TraceBuffer,
+                                            HSAuint64 TraceBufferSizeBytes) {
+  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(
+      hke::pmc::StartTrace(*ctx, TraceId, Addr(TraceBuffer), TraceBufferSizeBytes));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId TraceId) {
+  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::pmc::QueryTrace(*ctx, TraceId));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId TraceId) {
+  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  Context* ctx = Default();
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(hke::pmc::StopTrace(*ctx, TraceId));
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterPropertiesCtx(HsaKFDContext* c, HSAuint32 NodeId,
+                                                         HsaCounterProperties** CounterProperties) {
+  return OnCtx(c, GetCounterProperties, NodeId, CounterProperties);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcRegisterTraceCtx(HsaKFDContext* c, HSAuint32 NodeId,
+                                                  HSAuint32 NumberOfCounters, HsaCounter* Counters,
+                                                  HsaPmcTraceRoot* TraceRoot) {
+  return OnCtx(c, RegisterTrace, NodeId, NumberOfCounters, Counters, TraceRoot);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcUnregisterTraceCtx(HsaKFDContext* c, HSAuint32 NodeId,
+                                                    HSATraceId TraceId) {
+  return OnCtx(c, UnregisterTrace, NodeId, TraceId);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcAcquireTraceAccessCtx(HsaKFDContext* c, HSAuint32 NodeId,
+                                                       HSATraceId TraceId) {
+  return OnCtx(c, AcquireTraceAccess, NodeId, TraceId);
+}
+
+HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccessCtx(HsaKFDContext* c, HSAuint32 NodeId,
+                                                       HSATraceId TraceId) {
+  return OnCtx(c, ReleaseTraceAccess, NodeId, TraceId);
+}
+
+}  // extern "C"
