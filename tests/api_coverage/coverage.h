@@ -27,8 +27,6 @@ enum class Kind {
   kReal,           // SUCCESS, and something observable happened
   kDocumented,     // the documented status of kDocumentedOutcomes (no model of it here)
   kByDesign,       // NOT_IMPLEMENTED as upstream (kNotImplementedByDesign)
-  kPendingPmc,     // still a stub on this branch (the kPendingPmc block of
-                   // rows_debug_profile_support.cc)
 };
 
 // The board a row runs on.

@@ -1,7 +1,7 @@
 // The API coverage test (issue #8 item 7): every function hsakmt.h declares
 // has a row, every row names a declared function, and every row's success
 // and error paths pass on a fresh simulated board without
-// HSAKMT_STATUS_NOT_IMPLEMENTED (save the by-design and pending-PMC rows).
+// HSAKMT_STATUS_NOT_IMPLEMENTED (save the by-design rows).
 #include <map>
 #include <memory>
 #include <set>
@@ -68,7 +68,7 @@ std::string RunPath(const Row& row, bool success) {
   if (!o.pass) return o.message;
   if (statuses.empty()) return "the path never reported the status of the call under test";
   const HSAKMT_STATUS got = statuses.back();
-  const bool may_be_stub = row.kind == Kind::kByDesign || row.kind == Kind::kPendingPmc;
+  const bool may_be_stub = row.kind == Kind::kByDesign;
   for (HSAKMT_STATUS s : statuses) {
     if (s == HSAKMT_STATUS_NOT_IMPLEMENTED && !may_be_stub) return "NOT_IMPLEMENTED";
   }
@@ -91,7 +91,6 @@ std::string RunPath(const Row& row, bool success) {
       break;
     }
     case Kind::kByDesign:
-    case Kind::kPendingPmc:
       if (got != HSAKMT_STATUS_NOT_IMPLEMENTED) {
         return std::string("returned ") + covtest::StatusName(got) +
                ", expected NOT_IMPLEMENTED (update the row)";
@@ -143,18 +142,12 @@ TEST_CASE("the special lists name rows of the matching kind, and only those") {
     CHECK(kinds.count(name) == 1);
     CHECK(kinds[name] == Kind::kByDesign);
   }
-  size_t pmc = 0;
   for (const auto& entry : kinds) {
     const std::string& name = entry.first;
     CAPTURE(name);
     if (entry.second == Kind::kDocumented) CHECK(DocumentedOutcome(name) != nullptr);
     if (entry.second == Kind::kByDesign) CHECK(ByDesign(name));
-    if (entry.second == Kind::kPendingPmc) {
-      CHECK(name.rfind("hsaKmtPmc", 0) == 0);
-      ++pmc;
-    }
   }
-  CHECK(pmc <= 8);
 }
 
 TEST_CASE("every row passes its success and its error path on a fresh simulated board") {

@@ -1,5 +1,5 @@
 // Coverage rows: the debugger (runtime enable, DBG_TRAP, the deprecated
-// calls), SPM, PC sampling, and the PMC block still pending on this branch.
+// calls), SPM, PC sampling, performance counters and traces.
 #include <unistd.h>
 
 #include <cstring>
@@ -126,13 +126,34 @@ Outcome ForgedSession(Env& e, HSAuint32 node_offset,
   return e.Expect(s, HSAKMT_STATUS_INVALID_HANDLE, e.Quiet(), "no ioctl");
 }
 
-// A stub of this branch: NOT_IMPLEMENTED, nothing sent.
-template <typename Call>
-Outcome Stub(Env& e, Call call) {
-  e.Open();
-  e.Mark();
-  const HSAKMT_STATUS s = call(e.Gpu());
-  return e.Expect(s, HSAKMT_STATUS_NOT_IMPLEMENTED, e.Quiet(), "a stub, no ioctl");
+// The IOMMU (privileged) counter block of the simulated gfx9 GPUs, and
+// counter `id` of it (an event the simulated PMU serves).
+constexpr uint32_t kIommuBlock = 24;
+HsaCounter IommuCounter(uint64_t id) {
+  HsaCounter c;
+  std::memset(&c, 0, sizeof(c));
+  c.Type = HSA_PROFILE_TYPE_PRIVILEGED_IMMEDIATE;
+  c.CounterId = id;
+  c.CounterSizeInBits = 64;
+  c.BlockIndex = kIommuBlock;
+  return c;
+}
+
+// The buffer a started trace writes (8 bytes per privileged counter).
+uint64_t* TraceBuffer() {
+  alignas(8) static uint64_t buffer[4];
+  return buffer;
+}
+
+// A trace of one IOMMU counter on Gpu(), with access acquired and started
+// as asked.
+HSATraceId IommuTrace(Env& e, bool acquire, bool start) {
+  HsaCounter c = IommuCounter(1);
+  HsaPmcTraceRoot root{};
+  REQUIRE(hsaKmtPmcRegisterTrace(e.Gpu(), 1, &c, &root) == HSAKMT_STATUS_SUCCESS);
+  if (acquire) REQUIRE(hsaKmtPmcAcquireTraceAccess(e.Gpu(), root.TraceId) == HSAKMT_STATUS_SUCCESS);
+  if (start) REQUIRE(hsaKmtPmcStartTrace(root.TraceId, TraceBuffer(), 8) == HSAKMT_STATUS_SUCCESS);
+  return root.TraceId;
 }
 
 }  // namespace
@@ -428,55 +449,115 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
        // Another node's session.
        [](Env& e) { return ForgedSession(e, 1, hsaKmtPcSamplingStop); }},
 
-      // ======================================================= kPendingPmc
-      // BEGIN kPendingPmc: the hsaKmtPmc* functions are still
-      // NOT_IMPLEMENTED stubs on this branch (lib/api/not_implemented.cc);
-      // branch `pmc` implements them. When it merges, the integrator
-      // replaces this block with real success and error rows (Kind::kReal)
-      // and the runner then rejects any NOT_IMPLEMENTED from them.
-      {"hsaKmtPmcGetCounterProperties", Kind::kPendingPmc,
+      // --------------------------------------------------- PMC and traces
+      {"hsaKmtPmcGetCounterProperties", Kind::kReal,
        [](Env& e) {
-         return Stub(e, [](uint32_t n) {
-           HsaCounterProperties* p = nullptr;
-           return hsaKmtPmcGetCounterProperties(n, &p);
-         });
-       },
-       [](Env& e) { return Stub(e, [](uint32_t n) { return hsaKmtPmcGetCounterProperties(n, nullptr); }); }},
-      {"hsaKmtPmcRegisterTrace", Kind::kPendingPmc,
-       [](Env& e) {
-         return Stub(e, [](uint32_t n) {
-           HsaCounter c{};
-           HsaPmcTraceRoot root{};
-           return hsaKmtPmcRegisterTrace(n, 1, &c, &root);
-         });
+         HsaCounterProperties* p = nullptr;
+         const HSAKMT_STATUS s = hsaKmtPmcGetCounterProperties(e.Gpu(), &p);
+         HsaCounterProperties* again = nullptr;
+         const bool same = s == HSAKMT_STATUS_SUCCESS && p != nullptr && p->NumBlocks > 0 &&
+                           hsaKmtPmcGetCounterProperties(e.Gpu(), &again) ==
+                               HSAKMT_STATUS_SUCCESS &&
+                           again == p;
+         return e.Ok(s, same, "a blob with blocks; the same (cached) blob again");
        },
        [](Env& e) {
-         return Stub(e, [](uint32_t n) { return hsaKmtPmcRegisterTrace(n, 0, nullptr, nullptr); });
+         Poisoned<HsaCounterProperties*> out;
+         const HSAKMT_STATUS s = hsaKmtPmcGetCounterProperties(e.Cpu(), &out.v);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_PARAMETER, out.untouched(), "CPU node, untouched");
        }},
-      {"hsaKmtPmcUnregisterTrace", Kind::kPendingPmc,
-       [](Env& e) { return Stub(e, [](uint32_t n) { return hsaKmtPmcUnregisterTrace(n, 1); }); },
-       [](Env& e) { return Stub(e, [](uint32_t n) { return hsaKmtPmcUnregisterTrace(n, 0); }); }},
-      {"hsaKmtPmcAcquireTraceAccess", Kind::kPendingPmc,
-       [](Env& e) { return Stub(e, [](uint32_t n) { return hsaKmtPmcAcquireTraceAccess(n, 1); }); },
-       [](Env& e) { return Stub(e, [](uint32_t n) { return hsaKmtPmcAcquireTraceAccess(n, 0); }); }},
-      {"hsaKmtPmcReleaseTraceAccess", Kind::kPendingPmc,
-       [](Env& e) { return Stub(e, [](uint32_t n) { return hsaKmtPmcReleaseTraceAccess(n, 1); }); },
-       [](Env& e) { return Stub(e, [](uint32_t n) { return hsaKmtPmcReleaseTraceAccess(n, 0); }); }},
-      {"hsaKmtPmcStartTrace", Kind::kPendingPmc,
+      {"hsaKmtPmcRegisterTrace", Kind::kReal,
        [](Env& e) {
-         return Stub(e, [](uint32_t) {
-           alignas(64) static uint8_t buf[4096];
-           return hsaKmtPmcStartTrace(1, buf, sizeof(buf));
-         });
+         HsaCounter c = IommuCounter(1);
+         HsaPmcTraceRoot root{};
+         const HSAKMT_STATUS s = hsaKmtPmcRegisterTrace(e.Gpu(), 1, &c, &root);
+         return e.Ok(s, root.TraceId != 0 && root.NumberOfPasses >= 1, "a trace id");
        },
-       [](Env& e) { return Stub(e, [](uint32_t) { return hsaKmtPmcStartTrace(0, nullptr, 0); }); }},
-      {"hsaKmtPmcQueryTrace", Kind::kPendingPmc,
-       [](Env& e) { return Stub(e, [](uint32_t) { return hsaKmtPmcQueryTrace(1); }); },
-       [](Env& e) { return Stub(e, [](uint32_t) { return hsaKmtPmcQueryTrace(0); }); }},
-      {"hsaKmtPmcStopTrace", Kind::kPendingPmc,
-       [](Env& e) { return Stub(e, [](uint32_t) { return hsaKmtPmcStopTrace(1); }); },
-       [](Env& e) { return Stub(e, [](uint32_t) { return hsaKmtPmcStopTrace(0); }); }},
-      // END kPendingPmc
+       [](Env& e) {
+         HsaCounter c = IommuCounter(1);
+         Poisoned<HsaPmcTraceRoot> root;
+         const HSAKMT_STATUS s = hsaKmtPmcRegisterTrace(e.Gpu(), 0, &c, &root.v);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_PARAMETER, root.untouched(),
+                         "no counters, root untouched");
+       }},
+      {"hsaKmtPmcUnregisterTrace", Kind::kReal,
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, false, false);
+         const HSAKMT_STATUS s = hsaKmtPmcUnregisterTrace(e.Gpu(), id);
+         return e.Ok(s, hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_INVALID_HANDLE,
+                     "the id is stale afterwards");
+       },
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, false, false);
+         const HSAKMT_STATUS s = hsaKmtPmcUnregisterTrace(e.Gpu(), id ^ 0x10000u);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_HANDLE, true, "a forged id");
+       }},
+      {"hsaKmtPmcAcquireTraceAccess", Kind::kReal,
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, false, false);
+         const HSAKMT_STATUS s = hsaKmtPmcAcquireTraceAccess(e.Gpu(), id);
+         return e.Ok(s, kfdsim_perf_open_count(e.sim()) == 1, "one perf counter opened");
+       },
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, false, false);
+         const HSAKMT_STATUS s = hsaKmtPmcAcquireTraceAccess(e.Gpu2(), id);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_HANDLE, kfdsim_perf_open_count(e.sim()) == 0,
+                         "another node's id, nothing opened");
+       }},
+      {"hsaKmtPmcReleaseTraceAccess", Kind::kReal,
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, false);
+         const HSAKMT_STATUS s = hsaKmtPmcReleaseTraceAccess(e.Gpu(), id);
+         return e.Ok(s, kfdsim_perf_open_count(e.sim()) == 0, "the perf counter closed");
+       },
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, false);
+         const HSAKMT_STATUS s = hsaKmtPmcReleaseTraceAccess(e.Gpu(), id ^ 0x10000u);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_HANDLE, kfdsim_perf_open_count(e.sim()) == 1,
+                         "a forged id, the counter stays open");
+       }},
+      {"hsaKmtPmcStartTrace", Kind::kReal,
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, false);
+         const HSAKMT_STATUS s = hsaKmtPmcStartTrace(id, TraceBuffer(), 8);
+         return e.Ok(s, hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_SUCCESS, "Query works after it");
+       },
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, false);
+         const HSAKMT_STATUS s = hsaKmtPmcStartTrace(id, TraceBuffer(), 7);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_PARAMETER,
+                         hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_UNAVAILABLE,
+                         "7 bytes for one counter; not started");
+       }},
+      {"hsaKmtPmcQueryTrace", Kind::kReal,
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, true);
+         uint64_t* buf = TraceBuffer();
+         buf[0] = 0;
+         const HSAKMT_STATUS s = hsaKmtPmcQueryTrace(id);
+         return e.Ok(s, buf[0] != 0, "the counter value is in the buffer");
+       },
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, false);
+         uint64_t* buf = TraceBuffer();
+         buf[0] = 0xA5A5;
+         const HSAKMT_STATUS s = hsaKmtPmcQueryTrace(id);
+         return e.Expect(s, HSAKMT_STATUS_UNAVAILABLE, buf[0] == 0xA5A5,
+                         "not started, buffer untouched");
+       }},
+      {"hsaKmtPmcStopTrace", Kind::kReal,
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, true);
+         const HSAKMT_STATUS s = hsaKmtPmcStopTrace(id);
+         return e.Ok(s, hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_UNAVAILABLE, "stopped");
+       },
+       [](Env& e) {
+         const HSATraceId id = IommuTrace(e, true, true);
+         const HSAKMT_STATUS s = hsaKmtPmcStopTrace(id ^ 0x10000u);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_HANDLE,
+                         hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_SUCCESS,
+                         "a forged id, the trace keeps running");
+       }},
   };
   rows->insert(rows->end(), r.begin(), r.end());
 }

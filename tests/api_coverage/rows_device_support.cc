@@ -29,7 +29,7 @@ const Documented kDocumentedOutcomes[] = {
 const size_t kDocumentedOutcomeCount = sizeof(kDocumentedOutcomes) / sizeof(kDocumentedOutcomes[0]);
 
 // NOT_IMPLEMENTED by design, as upstream (lib/api/legacy.cc documents why):
-// the only functions besides the kPendingPmc block that may answer it.
+// the only functions that may answer it.
 const char* const kNotImplementedByDesign[] = {
     "hsaKmtProcessVMRead",     // upstream: "Deprecated"; no kernel has a cross-process copy ioctl
     "hsaKmtProcessVMWrite",    // likewise
