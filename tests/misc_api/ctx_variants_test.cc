@@ -270,6 +270,21 @@ const CtxCall kCtxCalls[] = {
        return hsaKmtDebugTrapIoctlCtx(c, As<kfd_ioctl_dbg_trap_args>(p), As<HSA_QUEUEID>(p),
                                       As<HSAuint64>(p));
      }},
+    // Performance counters
+    {"hsaKmtPmcGetCounterPropertiesCtx",
+     [](HsaKFDContext* c, void* p) {
+       return hsaKmtPmcGetCounterPropertiesCtx(c, 2, As<HsaCounterProperties*>(p));
+     }},
+    {"hsaKmtPmcRegisterTraceCtx",
+     [](HsaKFDContext* c, void* p) {
+       return hsaKmtPmcRegisterTraceCtx(c, 2, 1, As<HsaCounter>(p), As<HsaPmcTraceRoot>(p));
+     }},
+    {"hsaKmtPmcUnregisterTraceCtx",
+     [](HsaKFDContext* c, void*) { return hsaKmtPmcUnregisterTraceCtx(c, 2, 1); }},
+    {"hsaKmtPmcAcquireTraceAccessCtx",
+     [](HsaKFDContext* c, void*) { return hsaKmtPmcAcquireTraceAccessCtx(c, 2, 1); }},
+    {"hsaKmtPmcReleaseTraceAccessCtx",
+     [](HsaKFDContext* c, void*) { return hsaKmtPmcReleaseTraceAccessCtx(c, 2, 1); }},
 };
 
 // A buffer larger than any argument the calls above pass through `p`,
