@@ -35,6 +35,11 @@
  * kernel call. A secondary context needs AcquireSystemPropertiesCtx before
  * node, memory and queue calls, as the primary does.
  *
+ * PMC traces: hsaKmtPmcStartTrace/QueryTrace/StopTrace (hsakmt.h) have no
+ * Ctx twin; they find the context from the trace id, which names the
+ * default context or the secondary slot that registered it. A caller-owned
+ * context therefore cannot register traces (NOT_SUPPORTED).
+ *
  * Threading: every function may be called from any thread; contexts are
  * independent (a call on one never waits for a call on another).
  */

@@ -13,6 +13,13 @@ namespace hke::api {
 // the first.
 Status OpenReference(Context& ctx, bool* out_already_open);
 
+// The secondary-context slot whose PMC trace tag is `tag` (1 + slot), when
+// it is open; lib/api/secondary_contexts.cc installs it at its first open
+// (so a program that never opens one links no slot), nullptr before.
+using SecondaryOfTagFn = Context* (*)(uint32_t tag);
+void InstallSecondaryOfTag(SecondaryOfTagFn fn);
+Context* SecondaryOfTag(uint32_t tag);
+
 // Drops one reference. The last one destroys every queue and event,
 // releases every memory object and the MMIO pages while the descriptor
 // still works, then closes /dev/kfd. Memory the kernel refuses to free

@@ -2,6 +2,8 @@
 // on the default context, their hsakmtctx.h twins for the primary
 // (hsaKmtOpenKFDCtx, hsaKmtCloseKFDCtx), and hke_context_open / _close /
 // _kfd_ctx for any context (lib/api/lifecycle.h).
+#include <atomic>
+
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
@@ -17,6 +19,19 @@
 using hke::api::Default;
 
 namespace hke::api {
+
+namespace {
+std::atomic<SecondaryOfTagFn> g_secondary_of_tag{nullptr};
+}  // namespace
+
+void InstallSecondaryOfTag(SecondaryOfTagFn fn) {
+  g_secondary_of_tag.store(fn, std::memory_order_release);
+}
+
+Context* SecondaryOfTag(uint32_t tag) {
+  const SecondaryOfTagFn fn = g_secondary_of_tag.load(std::memory_order_acquire);
+  return fn != nullptr ? fn(tag) : nullptr;
+}
 
 Status OpenReference(Context& ctx, bool* out_already_open) {
   device::OpenResult r = device::OpenResult::kOpened;

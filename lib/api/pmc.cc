@@ -18,6 +18,7 @@
 
 #include "hsakmt/hsakmt.h"
 #include "lib/api/entry.h"
+#include "lib/api/lifecycle.h"
 
 using hke::Context;
 using hke::api::Addr;
@@ -68,6 +69,28 @@ HSAKMT_STATUS ReleaseTraceAccess(Context* ctx, HSAuint32 NodeId, HSATraceId Trac
   return KernelCallStatus(hke::pmc::ReleaseTraceAccess(*ctx, NodeId, TraceId));
 }
 
+// The context a trace id names (its tag, lib/pmc/pmc.h): the default
+// context or an open secondary slot. Start/Query/Stop take no context.
+// *out_stale: the id names a secondary slot that is not open.
+Context* ContextOfTrace(HSATraceId id, bool* out_stale) {
+  const uint32_t tag = hke::pmc::TraceIdContextTag(id);
+  *out_stale = false;
+  if (tag == 0) return Default();
+  Context* c = hke::api::SecondaryOfTag(tag);
+  *out_stale = c == nullptr;
+  return c;
+}
+
+template <typename Call>
+HSAKMT_STATUS OnTraceContext(HSATraceId id, Call call) {
+  if (id == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  bool stale = false;
+  Context* ctx = ContextOfTrace(id, &stale);
+  if (stale) return HSAKMT_STATUS_INVALID_HANDLE;
+  if (ctx == nullptr) return kNoContext;
+  return KernelCallStatus(call(*ctx));
+}
+
 }  // namespace
 
 extern "C" {
@@ -94,27 +117,21 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccess(HSAuint32 NodeId, HSATraceId
   return ReleaseTraceAccess(Default(), NodeId, TraceId);
 }
 
+// Start/Query/Stop run on the context the trace id names (the default one,
+// or the secondary slot that registered it).
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStartTrace(HSATraceId TraceId, void* TraceBuffer,
                                             HSAuint64 TraceBufferSizeBytes) {
-  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
-  Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(
-      hke::pmc::StartTrace(*ctx, TraceId, Addr(TraceBuffer), TraceBufferSizeBytes));
+  return OnTraceContext(TraceId, [&](Context& ctx) {
+    return hke::pmc::StartTrace(ctx, TraceId, Addr(TraceBuffer), TraceBufferSizeBytes);
+  });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId TraceId) {
-  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
-  Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::pmc::QueryTrace(*ctx, TraceId));
+  return OnTraceContext(TraceId, [&](Context& ctx) { return hke::pmc::QueryTrace(ctx, TraceId); });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId TraceId) {
-  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
-  Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::pmc::StopTrace(*ctx, TraceId));
+  return OnTraceContext(TraceId, [&](Context& ctx) { return hke::pmc::StopTrace(ctx, TraceId); });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterPropertiesCtx(HsaKFDContext* c, HSAuint32 NodeId,

@@ -59,6 +59,11 @@ Status ValidateConfig(const hke_config* config) {
   if ((config->flags & ~kKnownFlags) != 0) {
     return diag.Error(InvalidArgument(), "context", "hke_config.flags has unknown bits");
   }
+  if ((config->flags & HKE_CONFIG_SECONDARY_PROCESS) != 0 &&
+      (config->flags & HKE_CONFIG_DISCOVERY_ONLY) != 0) {
+    return diag.Error(InvalidArgument(), "context",
+                      "a secondary context is a kfd_process: it cannot be discovery-only");
+  }
   if (!Platform::Valid(config->platform)) {
     return diag.Error(InvalidArgument(), "context",
                       "platform table lacks open/close/ioctl/read_file or has another ABI version");

@@ -180,6 +180,14 @@ class Context {
   // kfd_process; user-memory registration, SVM and the debugger are the
   // primary's only.
   bool secondary() const { return (config_.flags & HKE_CONFIG_SECONDARY_PROCESS) != 0; }
+  // Which context the id of a PMC trace names (lib/pmc: the id's top byte),
+  // so that the context-less hsaKmtPmcStart/Query/StopTrace find it: 0 the
+  // default context, 1 + k secondary slot k (lib/api/secondary_contexts.cc),
+  // kNoTraceTag a caller-owned context, which cannot register traces. Set
+  // once, before the context is shared.
+  static constexpr uint8_t kNoTraceTag = 0xFF;
+  uint8_t trace_tag() const { return trace_tag_; }
+  void set_trace_tag(uint8_t tag) { trace_tag_ = tag; }
 
   SpinLock& lock() { return lock_; }
   DeviceState& device() { return device_; }
@@ -221,6 +229,7 @@ class Context {
 
  private:
   uint32_t magic_;
+  uint8_t trace_tag_ = kNoTraceTag;
   hke_config config_;
   Platform platform_;
   Diag diag_;

@@ -37,7 +37,10 @@ bool g_has_pending = false;
 hke_status_t InitDefault(const hke_config& config) {
   hke_context* ctx = nullptr;
   hke_status_t s = hke_context_init(g_storage, sizeof(g_storage), &config, &ctx);
-  if (s == HKE_OK) g_default = ctx;
+  if (s == HKE_OK) {
+    ctx->impl.set_trace_tag(0);  // the default context's PMC trace ids (lib/pmc)
+    g_default = ctx;
+  }
   return s;
 }
 

@@ -54,7 +54,7 @@ inline constexpr uint32_t kMaxPmcTraces = 64;
 inline constexpr uint32_t kMaxPmcTraceCounters = 16;
 inline constexpr uint32_t kMaxVaObjects = 131072;
 // Slots of hsaKmtOpenSecondaryKFDCtx, each a whole context in static
-// storage (lib/api/contexts.cc, an archive member of its own: a static link
+// storage (lib/api/secondary_contexts.cc, an archive member of its own: a static link
 // that never opens a secondary context does not carry them).
 inline constexpr uint32_t kMaxSecondaryContexts = 2;
 #endif

@@ -56,7 +56,11 @@ Status BecomeSecondary(Context& ctx, int fd, uint32_t minor) {
   if (!s.ok()) {
     FixedText<128> m;
     m.Append("CREATE_PROCESS failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, m.c_str());
+    // ENOTTY: the kernel does not know the request; EINVAL: it refuses to
+    // make this descriptor a secondary process. Either way the feature is
+    // missing here (the diagnostic keeps the errno).
+    const bool refused = s.is_errno(err::kENOTTY) || s.is_errno(err::kEINVAL);
+    return ctx.diag().Error(refused ? Unsupported() : s, kArea, m.c_str());
   }
   return Status::Ok();
 }

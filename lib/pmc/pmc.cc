@@ -267,9 +267,9 @@ Status Pin(Context& ctx, uint64_t id, uint32_t node, const char* call, uint32_t*
   const uint32_t slot = low & 0xFFu;
   LockGuard g(ctx.pmc_lock());
   Trace* t = nullptr;
-  if ((id >> 32) == kTraceIdTag && slot < config::kMaxPmcTraces) {
+  if (((id >> 32) & 0xFFFFFFu) == kTraceIdTag && slot < config::kMaxPmcTraces) {
     Trace& c = ctx.pmc().traces[slot];
-    if (c.live && c.epoch == ctx.open_epoch() && EncodeId(slot, c.generation) == id) t = &c;
+    if (c.live && c.epoch == ctx.open_epoch() && EncodeId(ctx, slot, c.generation) == id) t = &c;
   }
   if (t == nullptr) return BadId(ctx, call, id, " is not a registered PMC trace");
   if (node != ~0u && t->node != node) {
@@ -324,8 +324,9 @@ Status SetEnabled(Context& ctx, const Trace& t, bool enable, const char* call) {
 
 }  // namespace
 
-uint64_t EncodeId(uint32_t slot, uint32_t generation) {
-  return (kTraceIdTag << 32) | profile::EncodeTraceId(slot, generation);
+uint64_t EncodeId(const Context& ctx, uint32_t slot, uint32_t generation) {
+  return (uint64_t{ctx.trace_tag()} << 56) | (kTraceIdTag << 32) |
+         profile::EncodeTraceId(slot, generation);
 }
 
 Status GetCounterProperties(Context& ctx, uint32_t node, HsaCounterProperties** out) {
@@ -366,6 +367,12 @@ Status RegisterTrace(Context& ctx, uint32_t node, uint32_t count, const HsaCount
     FixedText<128> m;
     m.Append(kCall).Append(": ").AppendU64(count).Append(" counters (1 to 512 are accepted)");
     return ctx.diag().Error(InvalidArgument(), kArea, m.c_str());
+  }
+  if (ctx.trace_tag() == Context::kNoTraceTag) {
+    return ctx.diag().Error(Unsupported(), kArea,
+                            "hsaKmtPmcRegisterTrace: Start/Query/StopTrace take no context, so a "
+                            "trace must live in a context they can find from its id: the default "
+                            "context or a hsaKmtOpenSecondaryKFDCtx one, not a caller-owned one");
   }
   TableId table = kTableCount;
   HKE_RETURN_IF_ERROR(NodeTable(ctx, node, kCall, &table));
@@ -440,7 +447,7 @@ Status RegisterTrace(Context& ctx, uint32_t node, uint32_t count, const HsaCount
   s = fresh;
   out_root->TraceBufferMinSizeBytes = min_bytes;
   out_root->NumberOfPasses = 1;
-  out_root->TraceId = EncodeId(slot, fresh.generation);
+  out_root->TraceId = EncodeId(ctx, slot, fresh.generation);
   return Status::Ok();
 }
 

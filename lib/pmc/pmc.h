@@ -52,8 +52,12 @@ inline constexpr uint32_t kMaxRegisterCounters = 512;
 // Bytes of the largest blob: header, every block record, every counter.
 inline constexpr uint32_t kBlobBytes =
     8 + 24 * (kMaxTableBlocks + 1) + 32 * (kMaxTableCounters + kMaxIommuCounters);
-// Trace ids: 'PMC' in bits 63..32.
+// Trace ids: the context's trace tag (Context::trace_tag()) in bits
+// 63..56, 'PMC' in bits 55..32, the slot id (profile::EncodeTraceId) below.
+// hsaKmtPmcStartTrace/QueryTrace/StopTrace take no context: the tag is how
+// they find the trace's (lib/api/pmc.cc).
 inline constexpr uint64_t kTraceIdTag = 0x504D43ull;
+inline uint32_t TraceIdContextTag(uint64_t id) { return static_cast<uint32_t>(id >> 56); }
 
 struct Blob {
   uint32_t epoch = 0;
@@ -96,8 +100,8 @@ struct PmcState {
   Blob blobs[config::kMaxPmcBlobs];
 };
 
-// The public id of a slot at a generation.
-uint64_t EncodeId(uint32_t slot, uint32_t generation);
+// The public id of a slot of `ctx` at a generation.
+uint64_t EncodeId(const Context& ctx, uint32_t slot, uint32_t generation);
 
 // *out the node's blob (valid until the last close). INVALID_NODE for a
 // node outside the topology; INVALID_ARGUMENT (with a diagnostic) for a node

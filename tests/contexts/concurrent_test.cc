@@ -235,3 +235,55 @@ TEST_CASE("a secondary context refuses user-memory registration, SVM, paged dGPU
 }
 
 }  // namespace
+
+namespace {
+
+HsaCounter IommuCounter(uint64_t id) {
+  HsaCounter c;
+  std::memset(&c, 0, sizeof(c));
+  c.Type = HSA_PROFILE_TYPE_PRIVILEGED_IMMEDIATE;
+  c.CounterId = id;
+  c.CounterSizeInBits = 64;
+  c.BlockIndex = 24;  // the IOMMU block of the simulated gfx9 GPUs
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("PMC trace ids name their context: Start/Query/Stop find a secondary's trace, other contexts refuse it, it is stale once the context closed") {
+  SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
+  ctxtest::Secondaries sec;
+  HsaKFDContext* primary = nullptr;
+  REQUIRE(hsaKmtOpenKFDCtx(&primary) == HSAKMT_STATUS_SUCCESS);
+  HsaSystemProperties props{};
+  REQUIRE(hsaKmtAcquireSystemPropertiesCtx(primary, &props) == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  HsaKFDContext* s1 = OpenSecondary(sec);
+  HsaCounter c = IommuCounter(1);
+  HsaPmcTraceRoot a{}, s{};
+  REQUIRE(hsaKmtPmcRegisterTrace(node, 1, &c, &a) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtPmcRegisterTraceCtx(s1, node, 1, &c, &s) == HSAKMT_STATUS_SUCCESS);
+  CHECK(a.TraceId != s.TraceId);  // the same slot and generation in each context
+  // Another context's id is unknown there.
+  CHECK(hsaKmtPmcAcquireTraceAccess(node, s.TraceId) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtPmcAcquireTraceAccessCtx(s1, node, a.TraceId) == HSAKMT_STATUS_INVALID_HANDLE);
+  REQUIRE(hsaKmtPmcAcquireTraceAccessCtx(s1, node, s.TraceId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(kfdsim_perf_open_count(b.sim()) == 1);
+  // The context-less calls reach the secondary's trace through its id.
+  uint64_t sbuf[1] = {0}, abuf[1] = {0xA5A5};
+  REQUIRE(hsaKmtPmcStartTrace(s.TraceId, sbuf, sizeof(sbuf)) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtPmcQueryTrace(s.TraceId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(sbuf[0] != 0);
+  CHECK(hsaKmtPmcQueryTrace(a.TraceId) == HSAKMT_STATUS_UNAVAILABLE);  // the primary's: not started
+  CHECK(abuf[0] == 0xA5A5);
+  REQUIRE(hsaKmtPmcStopTrace(s.TraceId) == HSAKMT_STATUS_SUCCESS);
+  // Closing the secondary closes its counters; its ids are stale, the primary's live on.
+  REQUIRE(sec.Close(s1) == HSAKMT_STATUS_SUCCESS);
+  CHECK(kfdsim_perf_open_count(b.sim()) == 0);
+  CHECK(hsaKmtPmcStartTrace(s.TraceId, sbuf, sizeof(sbuf)) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtPmcQueryTrace(s.TraceId) == HSAKMT_STATUS_INVALID_HANDLE);
+  REQUIRE(hsaKmtPmcAcquireTraceAccess(node, a.TraceId) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtPmcStartTrace(a.TraceId, abuf, sizeof(abuf)) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtPmcQueryTrace(a.TraceId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtPmcUnregisterTrace(node, a.TraceId) == HSAKMT_STATUS_SUCCESS);
+}

@@ -3,7 +3,9 @@
 // older kernels, the fixed secondary-context slots and what Close accepts.
 #include <doctest/doctest.h>
 
+#include <cerrno>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hsakmt/hsakmt.h"
@@ -84,6 +86,33 @@ TEST_CASE("before KFD 1.19 a secondary context is NOT_SUPPORTED and leaves no de
   }
 }
 
+TEST_CASE("a kernel refusing CREATE_PROCESS (EINVAL, ENOTTY) is NOT_SUPPORTED; another errno is KERNEL_IO_CHANNEL_NOT_OPENED; nothing stays open") {
+  SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
+  ctxtest::Secondaries sec;
+  constexpr uint32_t kCreateProcessKey = 0x4B27;  // type 'K', nr 0x27
+  const std::pair<int, HSAKMT_STATUS> cases[] = {
+      {EINVAL, HSAKMT_STATUS_NOT_SUPPORTED},
+      {ENOTTY, HSAKMT_STATUS_NOT_SUPPORTED},
+      {ENOMEM, HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED},
+  };
+  for (const auto& [error, status] : cases) {
+    CAPTURE(error);
+    kfdsim_add_fault(b.sim(), kCreateProcessKey, error, 0, 1);
+    HsaKFDContext* c = nullptr;
+    CHECK(sec.TryOpen(&c) == status);
+    CHECK(c == nullptr);
+    CHECK(b.LastDiag().find("CREATE_PROCESS failed") != std::string::npos);
+    CHECK(kfdsim_secondary_count(b.sim()) == 0);
+  }
+  // Every attempt's descriptor was closed again.
+  const std::vector<std::string> fds = FdEvents(b, "/dev/kfd");
+  REQUIRE(fds.size() == 6);
+  for (size_t i = 0; i + 1 < fds.size(); i += 2) CHECK(fds[i + 1] == "close " + fds[i].substr(5));
+  // The slots are all free: the next open works.
+  HsaKFDContext* c = nullptr;
+  CHECK(sec.TryOpen(&c) == HSAKMT_STATUS_SUCCESS);
+}
+
 TEST_CASE("secondary contexts: every slot may be open at once, one more is OUT_OF_RESOURCES") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
   ctxtest::Secondaries sec;
@@ -147,6 +176,17 @@ TEST_CASE("a caller-owned secondary context opens, counts references and closes 
   REQUIRE(hke_context_open(ctx, &again) == HKE_OK);
   CHECK(again == 1);
   CHECK(kfdsim_secondary_count(b.sim()) == 1);
+  // The Ctx API runs on it; PMC traces excepted: the context-less
+  // Start/Query/StopTrace could not find a caller-owned context's trace.
+  HsaKFDContext* kctx = hke_context_kfd_ctx(ctx);
+  HsaSystemProperties props{};
+  REQUIRE(hsaKmtAcquireSystemPropertiesCtx(kctx, &props) == HSAKMT_STATUS_SUCCESS);
+  CHECK(props.NumNodes > 1);
+  HsaCounter counter{};
+  HsaPmcTraceRoot root{};
+  root.TraceId = 77;
+  CHECK(hsaKmtPmcRegisterTraceCtx(kctx, 2, 1, &counter, &root) == HSAKMT_STATUS_NOT_SUPPORTED);
+  CHECK(root.TraceId == 77);
   CHECK(hke_context_close(ctx) == HKE_OK);
   CHECK(kfdsim_secondary_count(b.sim()) == 1);  // one reference left
   CHECK(hke_context_close(ctx) == HKE_OK);

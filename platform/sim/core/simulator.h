@@ -193,8 +193,11 @@ class Simulator {
   size_t QueueCount();
   bool VmAcquired(uint32_t gpu_id);
   // Drops all per-process state (BOs, events, queues, VMs, SVM) and every
-  // secondary process. Open device files stay valid. Waiters blocked in
-  // WAIT_EVENTS return EIO.
+  // secondary process. The primary's open device files stay valid; the
+  // files a secondary process owned are forgotten with it (their
+  // descriptors then answer ENOTTY, as a fork child's inherited secondary
+  // descriptors would be useless too). Waiters blocked in WAIT_EVENTS
+  // return EIO.
   void ResetProcess();
   // Secondary kfd_processes alive now (core/secondary.cc).
   size_t SecondaryCount();
