@@ -25,8 +25,8 @@ constexpr size_t kBlockHeaderBytes = offsetof(HsaCounterBlockProperties, Counter
 
 constexpr const char* kPmuDirs[] = {"/sys/bus/event_source/devices/amd_iommu_0",
                                     "/sys/bus/event_source/devices/amd_iommu"};
-constexpr const char kMaxConcurrentPath[] =
-    "/sys/devices/virtual/kfd/kfd/topology/nodes/0/perf/iommu/max_concurrent";
+// Below the context's topology root (hke_config.topology_root).
+constexpr const char kMaxConcurrentTail[] = "/nodes/0/perf/iommu/max_concurrent";
 
 // ---- small parsers for the PMU's sysfs files ----
 
@@ -113,14 +113,16 @@ void ReadIommu(Context& ctx, IommuInfo* out) {
     *out = info;
     return;
   }
-  if (!ReadSmall(ctx, kMaxConcurrentPath, buf, sizeof(buf), &n).ok()) {
+  FixedText<256> max_concurrent;
+  max_concurrent.Append(ctx.topology_root()).Append(kMaxConcurrentTail);
+  if (!ReadSmall(ctx, max_concurrent.c_str(), buf, sizeof(buf), &n).ok()) {
     *out = info;  // no KFD IOMMU counters (kernels since 6.x drop the file)
     return;
   }
   uint64_t slots = 0;
   if (!ParseDecimal(buf, n, &slots) || slots == 0) {
     (void)ctx.diag().Error(Protocol(), kArea, "IOMMU max_concurrent is not a positive number; no IOMMU block",
-                     kMaxConcurrentPath);
+                     max_concurrent.c_str());
     *out = info;
     return;
   }
