@@ -70,7 +70,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFDCtx(void);
  * kfd_process of its own. [out] *pCtx on success. NOT_SUPPORTED when the
  * kernel is older than KFD 1.19 or refuses CREATE_PROCESS (EINVAL/ENOTTY);
  * OUT_OF_RESOURCES when every slot is taken; KERNEL_IO_CHANNEL_NOT_OPENED
- * when /dev/kfd cannot be opened. */
+ * when /dev/kfd cannot be opened or another call of the open fails with an
+ * errno (the diagnostics callback names it). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSecondaryKFDCtx(HsaKFDContext** pCtx);
 /* Closes a context hsaKmtOpenSecondaryKFDCtx returned: its queues, events
  * and memory are released, its descriptors closed, its slot freed; other
