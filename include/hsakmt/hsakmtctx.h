@@ -23,10 +23,10 @@
  *  - hsaKmtOpenSecondaryKFDCtx opens a secondary context in one of the
  *    library's fixed slots (hke_capacities.max_secondary_contexts; no heap)
  *    and hsaKmtCloseSecondaryKFDCtx closes it and frees the slot.
- *  - Firmware that owns its storage initialises an hke_context with
- *    HKE_CONFIG_SECONDARY_PROCESS (hsakmt_embedded.h) and passes
- *    hke_context_kfd_ctx(context) here; it closes it with hsaKmtCloseKFD's
- *    hke equivalent and hke_context_deinit.
+ *  - Firmware that owns its storage initialises an hke_context (with
+ *    HKE_CONFIG_SECONDARY_PROCESS for a secondary one; hsakmt_embedded.h),
+ *    opens it with hke_context_open and passes hke_context_kfd_ctx(context)
+ *    here; it closes it with hke_context_close and hke_context_deinit.
  *
  * What a secondary context may not do (the kernel keeps these for the
  * primary): register user memory (userptr, SVM), set or get SVM
