@@ -95,7 +95,10 @@ TEST_CASE("a kernel refusing CREATE_PROCESS (EINVAL, ENOTTY) is NOT_SUPPORTED; a
       {ENOTTY, HSAKMT_STATUS_NOT_SUPPORTED},
       {ENOMEM, HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED},
   };
-  for (const auto& [error, status] : cases) {
+  for (const auto& one : cases) {
+    // Named copies: clang rejects structured bindings captured by doctest's lambdas.
+    const int error = one.first;
+    const HSAKMT_STATUS status = one.second;
     CAPTURE(error);
     kfdsim_add_fault(b.sim(), kCreateProcessKey, error, 0, 1);
     HsaKFDContext* c = nullptr;
