@@ -111,6 +111,15 @@ HsaKFDContext* OpenSecondary(ctxtest::Secondaries& sec) {
   return c;
 }
 
+// Opens the primary through hsakmtctx.h and takes its topology snapshot.
+HsaKFDContext* OpenPrimary() {
+  HsaKFDContext* c = nullptr;
+  REQUIRE(hsaKmtOpenKFDCtx(&c) == HSAKMT_STATUS_SUCCESS);
+  HsaSystemProperties p{};
+  REQUIRE(hsaKmtAcquireSystemPropertiesCtx(c, &p) == HSAKMT_STATUS_SUCCESS);
+  return c;
+}
+
 // Runs `rounds` rounds on every context at once, one thread each.
 void RunConcurrently(const std::vector<HsaKFDContext*>& contexts, uint32_t node, int rounds) {
   std::vector<Log> logs(contexts.size());
@@ -132,10 +141,7 @@ void RunConcurrently(const std::vector<HsaKFDContext*>& contexts, uint32_t node,
 TEST_CASE("the primary and two secondary contexts copy, signal and wait concurrently, each on its own; closing one leaves the others working") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
   ctxtest::Secondaries sec;
-  HsaKFDContext* primary = nullptr;
-  REQUIRE(hsaKmtOpenKFDCtx(&primary) == HSAKMT_STATUS_SUCCESS);
-  HsaSystemProperties props{};
-  REQUIRE(hsaKmtAcquireSystemPropertiesCtx(primary, &props) == HSAKMT_STATUS_SUCCESS);
+  HsaKFDContext* primary = OpenPrimary();
   const uint32_t node = FirstGpuNode();
   HsaKFDContext* s1 = OpenSecondary(sec);
   HsaKFDContext* s2 = OpenSecondary(sec);
@@ -154,10 +160,7 @@ TEST_CASE("the primary and two secondary contexts copy, signal and wait concurre
 TEST_CASE("objects of one context are unknown to another: addresses, events and queues") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
   ctxtest::Secondaries sec;
-  HsaKFDContext* primary = nullptr;
-  REQUIRE(hsaKmtOpenKFDCtx(&primary) == HSAKMT_STATUS_SUCCESS);
-  HsaSystemProperties props{};
-  REQUIRE(hsaKmtAcquireSystemPropertiesCtx(primary, &props) == HSAKMT_STATUS_SUCCESS);
+  (void)OpenPrimary();
   const uint32_t node = FirstGpuNode();
   HsaKFDContext* s1 = OpenSecondary(sec);
   Log log;
@@ -253,10 +256,7 @@ HsaCounter IommuCounter(uint64_t id) {
 TEST_CASE("PMC trace ids name their context: Start/Query/Stop find a secondary's trace, other contexts refuse it, it is stale once the context closed") {
   SimBoard b(nullptr, "datacenter-4gpu", 0, kMinorWithCreateProcess);
   ctxtest::Secondaries sec;
-  HsaKFDContext* primary = nullptr;
-  REQUIRE(hsaKmtOpenKFDCtx(&primary) == HSAKMT_STATUS_SUCCESS);
-  HsaSystemProperties props{};
-  REQUIRE(hsaKmtAcquireSystemPropertiesCtx(primary, &props) == HSAKMT_STATUS_SUCCESS);
+  (void)OpenPrimary();
   const uint32_t node = FirstGpuNode();
   HsaKFDContext* s1 = OpenSecondary(sec);
   HsaCounter c = IommuCounter(1);
