@@ -22,8 +22,8 @@
 //  - Erase is OK exactly for a present start, NOT_FOUND otherwise;
 //  - every failing call leaves the node array (all `capacity` nodes, byte
 //    for byte) and the counters untouched;
-//  - FindContaining and FindExact agree with the model, and leave their
-//    output alone on a miss.
+//  - FindContaining, FindAtOrBelow and FindExact agree with the model, and
+//    leave their outputs alone on a miss.
 // The harness needs no context. `HKE_FUZZ_TRACE=1 range_btree_fuzz <input>`
 // prints what an input reached (deepest tree, most entries, refusals).
 
@@ -79,6 +79,10 @@ struct Model {
     const uint32_t i = UpperBound(addr);
     if (i == 0 || addr - e[i - 1].start >= Extent(e[i - 1].size)) return nullptr;
     return &e[i - 1];
+  }
+  const Entry* AtOrBelow(uint64_t addr) const {
+    const uint32_t i = UpperBound(addr);
+    return i > 0 ? &e[i - 1] : nullptr;
   }
   const Entry* Exact(uint64_t start) const {
     const uint32_t i = UpperBound(start);
@@ -222,6 +226,16 @@ void CheckLookup(const RangeBTree& t, uint64_t addr) {
     HKE_FUZZ_ASSERT(got.start == want->start && got.size == want->size && got.value == want->value);
   } else {
     HKE_FUZZ_ASSERT(got.start == 0x1111 && got.size == 0x2222 && got.value == 0x3333);
+  }
+  uint64_t floor_start = 0x4444;
+  uint32_t floor_value = 0x5555;
+  const Entry* wfl = g_model.AtOrBelow(addr);
+  const bool ffl = t.FindAtOrBelow(addr, &floor_start, &floor_value);
+  HKE_FUZZ_ASSERT(ffl == (wfl != nullptr));
+  if (ffl) {
+    HKE_FUZZ_ASSERT(floor_start == wfl->start && floor_value == wfl->value);
+  } else {
+    HKE_FUZZ_ASSERT(floor_start == 0x4444 && floor_value == 0x5555);
   }
   Entry ex{0x1111, 0x2222, 0x3333};
   const Entry* wex = g_model.Exact(addr);

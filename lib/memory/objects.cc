@@ -130,8 +130,16 @@ MemObject* FindExact(MemoryState& m, uint64_t addr) {
 }
 
 MemObject* FindContaining(MemoryState& m, uint64_t addr) {
-  RangeBTree::Entry e{};
-  if (m.va_index.FindContaining(addr, &e)) return &m.objects[e.value];
+  // The index entry of an object is (va, size, slot) (Index; the invariant
+  // checker holds the two equal), so containment is checked against the
+  // object, whose line the caller reads anyway, and the lookup never reads
+  // the index's sizes (RangeBTree::FindAtOrBelow).
+  uint64_t start = 0;
+  uint32_t slot = 0;
+  if (m.va_index.FindAtOrBelow(addr, &start, &slot)) {
+    MemObject* o = &m.objects[slot];
+    if (addr - start < (o->size == 0 ? 1 : o->size)) return o;
+  }
   const uint32_t u = m.user_index.FindContaining(addr);
   return u != kNil ? &m.objects[m.user_index.node(u).value] : nullptr;
 }

@@ -43,6 +43,12 @@ inline void PrefetchInternal(const Node& n) {
   __builtin_prefetch(&n.slots[0]);
   __builtin_prefetch(&n.slots[16]);
 }
+// A leaf read by key and value only (FindAtOrBelow): its sizes stay out.
+inline void PrefetchLeafKeysAndSlots(const Node& n) {
+  for (uint32_t j = 0; j < Node::kKeys; j += 8) __builtin_prefetch(&n.keys[j]);
+  __builtin_prefetch(&n.slots[0]);
+  __builtin_prefetch(&n.slots[16]);
+}
 inline void PrefetchLeaf(const Node& n) {
   for (uint32_t j = 0; j < Node::kKeys; j += 8) {
     __builtin_prefetch(&n.keys[j]);
@@ -172,6 +178,23 @@ bool RangeBTree::FindContaining(uint64_t addr, Entry* out) const {
   return true;
 }
 
+bool RangeBTree::FindAtOrBelow(uint64_t addr, uint64_t* out_start, uint32_t* out_value) const {
+  if (root_ == kNoNode) return false;
+  uint32_t node = root_;
+  for (uint32_t d = 1; d < depth_; ++d) {
+    const Node& n = nodes_[node];
+    PrefetchInternal(n);
+    node = n.slots[ChildFor(n, addr)];
+  }
+  const Node& leaf = nodes_[node];
+  PrefetchLeafKeysAndSlots(leaf);
+  const uint32_t i = EntriesAtOrBelow(leaf, addr);
+  if (i == 0) return false;
+  *out_start = leaf.keys[i - 1];
+  *out_value = leaf.slots[i - 1];
+  return true;
+}
+
 bool RangeBTree::FindExact(uint64_t start, Entry* out) const {
   if (root_ == kNoNode) return false;
   uint32_t node = root_;
@@ -191,6 +214,49 @@ bool RangeBTree::FindExact(uint64_t start, Entry* out) const {
 //===----------------------------------------------------------------------===//
 // Insert
 //===----------------------------------------------------------------------===//
+
+// The leaf at `step` (child step.child of internal node step.node) is full
+// and a new entry goes to its position i. Moves entries to the left
+// sibling (the leaf's first ones, all before position i) or, failing that,
+// to the right sibling (its last ones, all from position i on), as many as
+// the sibling has room for, and fixes the separator of the sibling or leaf
+// whose minimum changed. Returns false, changing nothing, when neither
+// sibling exists with room or no entry may move. Both leaves keep at least
+// kRangeBTreeLeafMin entries (the full leaf keeps >= 31 - 15 = 16).
+bool RangeBTree::ShiftToSibling(const Step& step, uint32_t i) {
+  Node& parent = nodes_[step.node];
+  const uint32_t ci = step.child;
+  Node& leaf = nodes_[parent.slots[ci]];
+  if (ci > 0 && i > 0) {
+    Node& left = nodes_[parent.slots[ci - 1]];
+    uint32_t m = Node::kKeys - left.count;
+    if (m > i) m = i;
+    if (m > 0) {
+      for (uint32_t j = 0; j < m; ++j) CopyEntry(left, left.count + j, leaf, j);
+      left.count += m;
+      for (uint32_t j = m; j < Node::kKeys; ++j) CopyEntry(leaf, j - m, leaf, j);
+      leaf.count = Node::kKeys - m;
+      for (uint32_t j = leaf.count; j < Node::kKeys; ++j) leaf.keys[j] = kPad;
+      parent.keys[ci - 1] = leaf.keys[0];
+      return true;
+    }
+  }
+  if (ci + 1 < parent.count && i < Node::kKeys) {
+    Node& right = nodes_[parent.slots[ci + 1]];
+    uint32_t m = Node::kKeys - right.count;
+    if (m > Node::kKeys - i) m = Node::kKeys - i;
+    if (m > 0) {
+      for (uint32_t j = right.count; j-- > 0;) CopyEntry(right, j + m, right, j);
+      for (uint32_t j = 0; j < m; ++j) CopyEntry(right, j, leaf, Node::kKeys - m + j);
+      right.count += m;
+      leaf.count = Node::kKeys - m;
+      for (uint32_t j = leaf.count; j < Node::kKeys; ++j) leaf.keys[j] = kPad;
+      parent.keys[ci] = right.keys[0];
+      return true;
+    }
+  }
+  return false;
+}
 
 Status RangeBTree::Insert(uint64_t start, uint64_t size, uint32_t value) {
   if (size > UINT64_MAX - start) return InvalidArgument();
@@ -242,6 +308,28 @@ Status RangeBTree::Insert(uint64_t start, uint64_t size, uint32_t value) {
     has_next = true;
   }
   if (has_next && next_start - start < Extent(size)) return AlreadyExists();
+
+  // A full leaf first passes entries to a neighbour with room (B*-tree
+  // style), so runs of ascending or descending starts - the common pattern
+  // of an address arena - fill leaves to 31 instead of leaving every split
+  // half full. That halves the leaves a lookup working set spans; it needs
+  // no node, so it is tried before the split path is reserved.
+  if (leaf.count == Node::kKeys && levels > 0 && ShiftToSibling(path[levels - 1], i)) {
+    Node& l = nodes_[leaf_index];
+    const uint32_t at = EntriesAtOrBelow(l, start);
+    LeafOpen(l, at);
+    l.keys[at] = start;
+    l.sizes[at] = size;
+    l.slots[at] = value;
+    Node& parent = nodes_[path[levels - 1].node];
+    const uint32_t ci = path[levels - 1].child;
+    // The reached leaf is never child 0 when its minimum can change (the
+    // left shift needs ci > 0; an entry at position 0 of a first child is
+    // the subtree's new minimum, which no separator above holds).
+    if (ci > 0) parent.keys[ci - 1] = l.keys[0];
+    ++count_;
+    return Status::Ok();
+  }
 
   // Reserve the split path: every full node from the leaf up splits, and a
   // full root adds a level.

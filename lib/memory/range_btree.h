@@ -16,7 +16,10 @@
 // with the largest start <= the address searched, and the nearest separator
 // to the right of the descent is the start of the next entry: neither a
 // lookup nor the overlap check of Insert ever visits a second leaf. There
-// are no sibling links.
+// are no sibling links. Insert into a full leaf first moves entries to a
+// sibling with room (through the parent) and splits only when neither has
+// any, so ascending or descending runs of starts (how an address arena
+// hands out ranges) fill leaves to 31 rather than 16.
 //
 // Node layout (RangeBTreeNode, 640 bytes = 10 cache lines): the 31 keys
 // (starts in a leaf, separators in an internal node) are contiguous and
@@ -30,7 +33,7 @@
 // misses overlap. At 10^5 entries a lookup visits 4 nodes, of which the
 // top two (at most 33 nodes) are usually still cached.
 //
-// Cost. Insert, Erase, FindExact, FindContaining: O(log n) node visits in
+// Cost. Insert, Erase, FindExact, FindContaining, FindAtOrBelow: O(log n) node visits in
 // the worst case (Erase borrows from or merges with a sibling whenever a
 // node falls below half full, so the depth never exceeds the bound below).
 // Clear: O(1). CheckInvariants: O(n). No recursion anywhere.
@@ -157,6 +160,14 @@ class RangeBTree {
   // addr == start for a size-0 entry); there is at most one. Same output
   // rule as FindExact.
   bool FindContaining(uint64_t addr, Entry* out) const;
+  // The entry with the largest start <= addr, whether or not it covers
+  // addr: writes its start and value and returns true, or returns false
+  // (outputs untouched) when every start is above addr. It never reads a
+  // size, so a caller that keeps each entry's size next to its value (the
+  // memory object table) checks containment there and the leaves' size
+  // lines stay out of its working set: a lookup then touches the keys and
+  // value lines of one leaf only (6 of its 10 cache lines).
+  bool FindAtOrBelow(uint64_t addr, uint64_t* out_start, uint32_t* out_value) const;
 
   uint32_t count() const { return count_; }
   bool empty() const { return count_ == 0; }
@@ -188,6 +199,7 @@ class RangeBTree {
     uint32_t child;  // index of the child the path continues into
   };
 
+  bool ShiftToSibling(const Step& step, uint32_t i);  // Insert into a full leaf
   uint32_t Allocate(uint32_t tag);  // caller has checked nodes_available()
   void Release(uint32_t index);
   void BorrowFromLeft(Node& parent, uint32_t ci, bool leaf);
@@ -206,16 +218,26 @@ class RangeBTree {
 
 // A tree that owns storage for N nodes (size it with RangeBTreeNodesFor).
 // In static storage the array is zero-initialised by the loader and first
-// touched node by node as the tree grows.
+// touched node by node as the tree grows. The nodes start on a 64-byte
+// boundary inside the object (the search reads one 8-key group per cache
+// line only when they do) without raising the object's own alignment, so
+// a context embedding trees keeps the alignment callers already provide.
 template <uint32_t N>
 class FixedRangeBTree : public RangeBTree {
   static_assert(N > 0 && N < RangeBTree::kNoNode, "capacity must be in 1..0xfffffffe");
+  static constexpr size_t kLine = 64;
 
  public:
-  FixedRangeBTree() : RangeBTree(storage_, N) {}
+  FixedRangeBTree() : RangeBTree(FirstNode(raw_), N) {}
+  FixedRangeBTree(const FixedRangeBTree&) = delete;
+  FixedRangeBTree& operator=(const FixedRangeBTree&) = delete;
 
  private:
-  RangeBTreeNode storage_[N];
+  static RangeBTreeNode* FirstNode(unsigned char* raw) {
+    const uintptr_t p = reinterpret_cast<uintptr_t>(raw);
+    return reinterpret_cast<RangeBTreeNode*>(raw + ((kLine - p % kLine) % kLine));
+  }
+  alignas(RangeBTreeNode) unsigned char raw_[sizeof(RangeBTreeNode) * N + kLine - alignof(RangeBTreeNode)];
 };
 
 }  // namespace hke::memory

@@ -180,15 +180,70 @@ TEST_CASE("a pool of RangeBTreeNodesFor(n) nodes takes n entries in any insertio
   FillToTheRule(131072, 2);
 }
 
-TEST_CASE("ascending inserts leave half-full leaves, so the sizing rule is nearly tight") {
+// Leaves of a tree: every node tagged leaf among the first nodes_used()
+// handed out (no erases here, so no node was released).
+std::vector<uint32_t> LeafCounts(const RangeBTree& t, const RangeBTreeNode* nodes) {
+  std::vector<uint32_t> counts;
+  for (uint32_t i = 0; i < t.high_water(); ++i) {
+    if (nodes[i].tag == RangeBTreeNode::kTagLeaf) counts.push_back(nodes[i].count);
+  }
+  return counts;
+}
+
+TEST_CASE("ascending and descending runs fill leaves to 31: a full leaf passes entries to a sibling before it splits") {
   constexpr uint32_t kN = 4096;
-  std::vector<RangeBTreeNode> buf(RangeBTreeNodesFor(kN));
-  RangeBTree t(buf.data(), static_cast<uint32_t>(buf.size()));
-  for (uint32_t i = 0; i < kN; ++i) REQUIRE(t.Insert(uint64_t{i} * 8, 8, i).ok());
-  RequireValid(t);
-  // 4096 / 16 = 256 leaves at most; ascending splits leave 16 per leaf.
-  CHECK(t.nodes_used() >= 255);
-  CHECK(t.nodes_used() <= RangeBTreeNodesFor(kN));
+  for (const bool ascending : {true, false}) {
+    CAPTURE(ascending);
+    std::vector<RangeBTreeNode> buf(RangeBTreeNodesFor(kN));
+    RangeBTree t(buf.data(), static_cast<uint32_t>(buf.size()));
+    for (uint32_t i = 0; i < kN; ++i) {
+      const uint32_t k = ascending ? i : kN - 1 - i;
+      REQUIRE(t.Insert(uint64_t{k} * 8, 8, k).ok());
+      if (i % 97 == 0) RequireValid(t);
+    }
+    RequireValid(t);
+    // Every leaf but the last two of the run is full (a split leaves 16 and
+    // 16; the next fill of the newer leaf tops the older one up to 31).
+    const std::vector<uint32_t> leaves = LeafCounts(t, buf.data());
+    uint32_t full = 0;
+    for (const uint32_t c : leaves) full += c == RangeBTreeNode::kKeys ? 1u : 0u;
+    CHECK(full + 2 >= leaves.size());
+    CHECK(leaves.size() <= kN / RangeBTreeNode::kKeys + 2);  // 134, where 16-entry leaves made 256
+    // A lookup finds every entry, through FindContaining and FindAtOrBelow.
+    for (uint32_t k = 0; k < kN; k += 37) {
+      Entry e{};
+      REQUIRE(t.FindContaining(uint64_t{k} * 8 + 7, &e));
+      CHECK(e.value == k);
+      uint64_t start = 0;
+      uint32_t value = 0;
+      REQUIRE(t.FindAtOrBelow(uint64_t{k} * 8 + 7, &start, &value));
+      CHECK(start == uint64_t{k} * 8);
+      CHECK(value == k);
+    }
+  }
+}
+
+TEST_CASE("FindAtOrBelow reports the entry with the largest start <= the address, covering it or not") {
+  std::vector<RangeBTreeNode> buf(16);
+  RangeBTree t(buf.data(), 16);
+  uint64_t start = 77;
+  uint32_t value = 78;
+  CHECK_FALSE(t.FindAtOrBelow(100, &start, &value));  // empty tree
+  for (uint32_t k = 1; k <= 200; ++k) REQUIRE(t.Insert(uint64_t{k} * 100, 10, k).ok());
+  CHECK_FALSE(t.FindAtOrBelow(99, &start, &value));  // below every start: outputs untouched
+  CHECK(start == 77);
+  CHECK(value == 78);
+  REQUIRE(t.FindAtOrBelow(100, &start, &value));
+  CHECK(start == 100);
+  CHECK(value == 1);
+  REQUIRE(t.FindAtOrBelow(5055, &start, &value));  // in the gap after entry 50
+  CHECK(start == 5000);
+  CHECK(value == 50);
+  Entry e{};
+  CHECK_FALSE(t.FindContaining(5055, &e));
+  REQUIRE(t.FindAtOrBelow(UINT64_MAX, &start, &value));
+  CHECK(start == 20000);
+  CHECK(value == 200);
 }
 
 TEST_CASE("random insert/erase/lookup streams agree with a std::map model; invariants hold after every op") {
@@ -431,9 +486,10 @@ TEST_CASE("Insert out of nodes fails with RESOURCE_EXHAUSTED before changing any
     RequireValid(t);
   }
   SUBCASE("a split that cascades to a new root needs three nodes; two free nodes are not enough") {
-    // Ascending inserts until the root has 32 leaves (16 entries each but
-    // the last), then fill the first leaf to 31: the next insert there
-    // splits the leaf, the full root and adds a root.
+    // Ascending inserts until the root has 32 leaves: they fill to 31
+    // (entries pass to the left sibling before a split), so the first two
+    // leaves are full and an insert into the first one can only split it,
+    // which splits the full root and adds a root.
     for (const uint32_t spare : {2u, 3u}) {
       CAPTURE(spare);
       std::vector<RangeBTreeNode> buf(33 + spare);
@@ -446,17 +502,17 @@ TEST_CASE("Insert out of nodes fails with RESOURCE_EXHAUSTED before changing any
         REQUIRE(t.Insert(uint64_t{n} * 100, 10, n).ok());
         ++n;
       }
-      // Fill the first leaf (starts 0, 100, ..., 1500) to 31 with the gaps.
-      for (uint32_t k = 0; k < 15; ++k) REQUIRE(t.Insert(uint64_t{k} * 100 + 50, 10, 5000 + k).ok());
-      REQUIRE(t.nodes_used() == 33);
       REQUIRE(t.nodes_available() == spare);
       RequireValid(t);
+      // The first leaf (starts 0 .. 3000) and its right neighbour are full.
+      Entry e{};
+      REQUIRE(t.FindExact(3000, &e));
+      REQUIRE(t.FindExact(3100, &e));
       const Snapshot before = Take(t, buf.data(), static_cast<uint32_t>(buf.size()));
       const Status s = t.Insert(1550, 10, 9999);
       if (spare == 2) {
         CHECK(s.is_api(HKE_STATUS_RESOURCE_EXHAUSTED));
         CHECK(Unchanged(before, Take(t, buf.data(), static_cast<uint32_t>(buf.size()))));
-        Entry e{};
         CHECK_FALSE(t.FindExact(1550, &e));
         // A leaf with room still takes entries.
         CHECK(t.Insert(uint64_t{n} * 100, 10, n).ok());
@@ -464,7 +520,6 @@ TEST_CASE("Insert out of nodes fails with RESOURCE_EXHAUSTED before changing any
         CHECK(s.ok());
         CHECK(t.depth() == 3);
         CHECK(t.nodes_used() == 36);
-        Entry e{};
         CHECK(t.FindExact(1550, &e));
       }
       RequireValid(t);
@@ -634,11 +689,12 @@ TEST_CASE("CheckInvariants reports corrupted nodes with a reason") {
     const char* why = nullptr;
     CHECK(t.CheckInvariants(&why).is_api(HKE_STATUS_INTERNAL));
     REQUIRE(why != nullptr);
-    CHECK(std::string(why) == expected);
+    CHECK(std::string(why) == std::string(expected));
   };
   // Find a leaf (tag) and break it in several ways, restoring each time.
+  // (one with room: the padding check writes past its count).
   uint32_t leaf = 0;
-  while (buf[leaf].tag != RangeBTreeNode::kTagLeaf) ++leaf;
+  while (buf[leaf].tag != RangeBTreeNode::kTagLeaf || buf[leaf].count == RangeBTreeNode::kKeys) ++leaf;
   const RangeBTreeNode saved = buf[leaf];
   buf[leaf].sizes[0] = 50;  // now overlaps its successor
   expect_broken("entries overlap");
