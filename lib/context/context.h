@@ -192,9 +192,12 @@ class Context {
   SpinLock& lock() { return lock_; }
   DeviceState& device() { return device_; }
   const DeviceState& device() const { return device_; }
-  // Counts first opens (under lock()); state derived while the device was
-  // open carries the epoch it was derived in and is stale once it differs.
-  uint32_t& open_epoch() { return open_epoch_; }
+  // Counts first opens; state derived while the device was open carries
+  // the epoch it was derived in and is stale once it differs. Advanced
+  // under lock(); read anywhere (the PMC and profiling tables compare it
+  // under their own locks), hence atomic.
+  uint32_t open_epoch() const { return open_epoch_.load(std::memory_order_acquire); }
+  void advance_open_epoch() { open_epoch_.fetch_add(1, std::memory_order_acq_rel); }
 
   SpinLock& topology_lock() { return topology_lock_; }
   TopologyState& topology() { return topology_; }
@@ -235,7 +238,7 @@ class Context {
   Diag diag_;
   SpinLock lock_;
   DeviceState device_;
-  uint32_t open_epoch_ = 0;
+  std::atomic<uint32_t> open_epoch_{0};
   SpinLock topology_lock_;
   TopologyState topology_;
   topology::GfxOverrideTable gfx_overrides_;

@@ -94,7 +94,7 @@ Status OpenLocked(Context& ctx, OpenResult* out_result) {
   if (ctx.discovery_only()) {
     d.open_count = 1;
     d.open_pid = pid;
-    ++ctx.open_epoch();
+    ctx.advance_open_epoch();
     *out_result = OpenResult::kOpened;
     return Status::Ok();
   }
@@ -137,7 +137,7 @@ Status OpenLocked(Context& ctx, OpenResult* out_result) {
   d.forked = false;
   d.version_major = v.major_version;
   d.version_minor = v.minor_version;
-  ++ctx.open_epoch();
+  ctx.advance_open_epoch();
   *out_result = OpenResult::kOpened;
   return Status::Ok();
 }

@@ -425,28 +425,39 @@ Status RegisterTrace(Context& ctx, uint32_t node, uint32_t count, const HsaCount
   uint64_t min_bytes = uint64_t{fresh.privileged} * 8;
   if (min_bytes != 0 && !CheckedAlignUp<uint64_t>(min_bytes, 4096, &min_bytes)) return Overflow();
   uint32_t slot = config::kMaxPmcTraces;
-  LockGuard g(ctx.pmc_lock());
-  const uint32_t epoch = ctx.open_epoch();
-  for (uint32_t i = 0; i < config::kMaxPmcTraces; ++i) {
-    Trace& s = ctx.pmc().traces[i];
-    if (s.busy || (s.live && s.epoch == epoch)) continue;
-    slot = i;
-    break;
+  // A trace of an earlier open normally kept no descriptor (Teardown closed
+  // them), but one a call had pinned while the device closed was left to
+  // that call and came back with its descriptors: they are taken out here
+  // and closed after the lock, not lost with the slot.
+  Trace stale;
+  {
+    LockGuard g(ctx.pmc_lock());
+    const uint32_t epoch = ctx.open_epoch();
+    for (uint32_t i = 0; i < config::kMaxPmcTraces; ++i) {
+      Trace& s = ctx.pmc().traces[i];
+      if (s.busy || (s.live && s.epoch == epoch)) continue;
+      slot = i;
+      break;
+    }
+    if (slot == config::kMaxPmcTraces) {
+      FixedText<128> m;
+      m.Append(kCall).Append(": all ").AppendU64(config::kMaxPmcTraces).Append(
+          " PMC trace slots of the context are in use");
+      return ctx.diag().Error(Exhausted(), kArea, m.c_str());
+    }
+    Trace& s = ctx.pmc().traces[slot];
+    if (s.live && s.access) stale = s;
+    fresh.generation = (s.generation + 1) & profile::kTraceGenerationMask;
+    if (fresh.generation == 0) fresh.generation = 1;
+    fresh.epoch = epoch;
+    fresh.node = node;
+    fresh.live = true;
+    s = fresh;
   }
-  if (slot == config::kMaxPmcTraces) {
-    FixedText<128> m;
-    m.Append(kCall).Append(": all ").AppendU64(config::kMaxPmcTraces).Append(
-        " PMC trace slots of the context are in use");
-    return ctx.diag().Error(Exhausted(), kArea, m.c_str());
+  if (stale.access) {
+    if (stale.started) (void)SetEnabled(ctx, stale, false, kCall);
+    CloseFds(ctx, &stale);
   }
-  Trace& s = ctx.pmc().traces[slot];
-  // A trace of an earlier open kept no descriptor (Teardown closed them).
-  fresh.generation = (s.generation + 1) & profile::kTraceGenerationMask;
-  if (fresh.generation == 0) fresh.generation = 1;
-  fresh.epoch = epoch;
-  fresh.node = node;
-  fresh.live = true;
-  s = fresh;
   out_root->TraceBufferMinSizeBytes = min_bytes;
   out_root->NumberOfPasses = 1;
   out_root->TraceId = EncodeId(ctx, slot, fresh.generation);
@@ -616,8 +627,9 @@ Status StopTrace(Context& ctx, uint64_t id) {
 
 void Teardown(Context& ctx) {
   // Descriptors are closed outside the lock: take each live trace out of
-  // the table first (a pinned one is left to its call, which the open
-  // epoch has made stale).
+  // the table first. A pinned one is left to its call; the next open makes
+  // it stale, and RegisterTrace closes its descriptors when it reuses the
+  // slot (or the next close does, whichever comes first).
   for (uint32_t i = 0; i < config::kMaxPmcTraces; ++i) {
     Trace t;
     {

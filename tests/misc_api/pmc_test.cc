@@ -399,6 +399,16 @@ int FailingPerfEnable(void* self, int fd, uint32_t enable) {
   return hke_sim_platform(static_cast<kfdsim_t*>(self)).ops->perf_enable(self, fd, enable);
 }
 
+// perf_enable that closes the device the first time it is armed: the last
+// close then runs while StartTrace holds the trace pinned.
+std::atomic<bool> g_close_in_enable{false};
+int ClosingPerfEnable(void* self, int fd, uint32_t enable) {
+  if (enable != 0 && g_close_in_enable.exchange(false)) {
+    REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+  }
+  return hke_sim_platform(static_cast<kfdsim_t*>(self)).ops->perf_enable(self, fd, enable);
+}
+
 void UseOps(SimBoard& b, hke_platform_ops* ops) {
   hke_config c{};
   c.struct_size = sizeof(c);
@@ -451,4 +461,34 @@ TEST_CASE(
   const HSATraceId id2 = Register(node, {Iommu(1)});
   CHECK(hsaKmtPmcAcquireTraceAccess(node, id2) == HSAKMT_STATUS_NOT_SUPPORTED);
   CHECK(hsaKmtPmcUnregisterTrace(node, id2) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE(
+    "a last close while a call holds a trace leaks no perf descriptor: the trace's next slot "
+    "owner closes what the close had to leave to that call") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  hke_platform_ops ops = *hke_sim_platform(b.sim()).ops;
+  ops.perf_enable = ClosingPerfEnable;
+  UseOps(b, &ops);
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = GpuNodes()[0].first;
+  const HSATraceId id = Register(node, {Iommu(1)});
+  REQUIRE(hsaKmtPmcAcquireTraceAccess(node, id) == HSAKMT_STATUS_SUCCESS);
+  CHECK(kfdsim_perf_open_count(b.sim()) == 1);
+  uint64_t buf[1] = {};
+  g_close_in_enable = true;
+  // The close inside perf_enable skips the pinned trace; the Start finishes.
+  (void)hsaKmtPmcStartTrace(id, buf, sizeof(buf));
+  CHECK_FALSE(g_close_in_enable.load());
+  CHECK(kfdsim_perf_open_count(b.sim()) == 1);  // held by the stale trace
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_INVALID_HANDLE);
+  const HSATraceId next = Register(node, {Iommu(2)});
+  CHECK(next != id);
+  CHECK(kfdsim_perf_open_count(b.sim()) == 0);  // the reused slot's descriptor is closed
+  REQUIRE(hsaKmtPmcAcquireTraceAccess(node, next) == HSAKMT_STATUS_SUCCESS);
+  CHECK(kfdsim_perf_open_count(b.sim()) == 1);
+  REQUIRE(hsaKmtPmcUnregisterTrace(node, next) == HSAKMT_STATUS_SUCCESS);
+  CHECK(kfdsim_perf_open_count(b.sim()) == 0);
+  REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
 }
