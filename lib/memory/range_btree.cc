@@ -159,15 +159,19 @@ void RangeBTree::Clear() {
 // Lookups
 //===----------------------------------------------------------------------===//
 
-bool RangeBTree::FindContaining(uint64_t addr, Entry* out) const {
-  if (root_ == kNoNode) return false;
+uint32_t RangeBTree::LeafFor(uint64_t x) const {
   uint32_t node = root_;
   for (uint32_t d = 1; d < depth_; ++d) {
     const Node& n = nodes_[node];
     PrefetchInternal(n);
-    node = n.slots[ChildFor(n, addr)];
+    node = n.slots[ChildFor(n, x)];
   }
-  const Node& leaf = nodes_[node];
+  return node;
+}
+
+bool RangeBTree::FindContaining(uint64_t addr, Entry* out) const {
+  if (root_ == kNoNode) return false;
+  const Node& leaf = nodes_[LeafFor(addr)];
   PrefetchLeaf(leaf);
   const uint32_t i = EntriesAtOrBelow(leaf, addr);
   if (i == 0) return false;
@@ -180,13 +184,7 @@ bool RangeBTree::FindContaining(uint64_t addr, Entry* out) const {
 
 bool RangeBTree::FindAtOrBelow(uint64_t addr, uint64_t* out_start, uint32_t* out_value) const {
   if (root_ == kNoNode) return false;
-  uint32_t node = root_;
-  for (uint32_t d = 1; d < depth_; ++d) {
-    const Node& n = nodes_[node];
-    PrefetchInternal(n);
-    node = n.slots[ChildFor(n, addr)];
-  }
-  const Node& leaf = nodes_[node];
+  const Node& leaf = nodes_[LeafFor(addr)];
   PrefetchLeafKeysAndSlots(leaf);
   const uint32_t i = EntriesAtOrBelow(leaf, addr);
   if (i == 0) return false;
@@ -197,13 +195,7 @@ bool RangeBTree::FindAtOrBelow(uint64_t addr, uint64_t* out_start, uint32_t* out
 
 bool RangeBTree::FindExact(uint64_t start, Entry* out) const {
   if (root_ == kNoNode) return false;
-  uint32_t node = root_;
-  for (uint32_t d = 1; d < depth_; ++d) {
-    const Node& n = nodes_[node];
-    PrefetchInternal(n);
-    node = n.slots[ChildFor(n, start)];
-  }
-  const Node& leaf = nodes_[node];
+  const Node& leaf = nodes_[LeafFor(start)];
   PrefetchLeaf(leaf);
   const uint32_t i = EntriesAtOrBelow(leaf, start);
   if (i == 0 || leaf.keys[i - 1] != start) return false;

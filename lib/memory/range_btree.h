@@ -199,6 +199,7 @@ class RangeBTree {
     uint32_t child;  // index of the child the path continues into
   };
 
+  uint32_t LeafFor(uint64_t x) const;  // the leaf a lookup of x reaches (tree not empty)
   bool ShiftToSibling(const Step& step, uint32_t i);  // Insert into a full leaf
   uint32_t Allocate(uint32_t tag);  // caller has checked nodes_available()
   void Release(uint32_t index);
