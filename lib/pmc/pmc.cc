@@ -262,33 +262,37 @@ Status BadId(Context& ctx, const char* call, uint64_t id, const char* why) {
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
-// Pins the live trace `id` of this open (on `node` unless node is ~0u).
+// Pins the live trace `id` of this open (on `node` unless node is
+// profile::kAnyNode).
 Status Pin(Context& ctx, uint64_t id, uint32_t node, const char* call, uint32_t* out_slot,
            Trace* out_copy) {
-  const uint32_t low = static_cast<uint32_t>(id);
-  const uint32_t slot = low & 0xFFu;
-  LockGuard g(ctx.pmc_lock());
-  Trace* t = nullptr;
-  if (((id >> 32) & 0xFFFFFFu) == kTraceIdTag && slot < config::kMaxPmcTraces) {
-    Trace& c = ctx.pmc().traces[slot];
-    if (c.live && c.epoch == ctx.open_epoch() && EncodeId(ctx, slot, c.generation) == id) t = &c;
+  const uint32_t slot = static_cast<uint32_t>(id) & 0xFFu;
+  profile::PinResult r = profile::PinResult::kUnknown;
+  Trace copy;
+  uint32_t owner = 0;
+  {
+    LockGuard g(ctx.pmc_lock());
+    r = profile::PinSlot(
+        ctx.pmc().traces,
+        ((id >> 32) & 0xFFFFFFu) == kTraceIdTag ? config::kMaxPmcTraces : 0, slot,
+        ctx.open_epoch(), node,
+        [&](const Trace& c) { return EncodeId(ctx, slot, c.generation) == id; }, &copy, &owner);
   }
-  if (t == nullptr) return BadId(ctx, call, id, " is not a registered PMC trace");
-  if (node != ~0u && t->node != node) {
-    FixedText<160> m;
-    m.Append(call).Append(": trace id ").AppendHex(id).Append(" belongs to node ").AppendU64(
-        t->node).Append(", not ").AppendU64(node);
-    return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
+  if (r == profile::PinResult::kPinned) {
+    *out_slot = slot;
+    *out_copy = copy;
+    return Status::Ok();
   }
-  if (t->busy) {
-    FixedText<128> m;
-    m.Append(call).Append(": another call on trace id ").AppendHex(id).Append(" is in progress");
+  if (r == profile::PinResult::kUnknown) return BadId(ctx, call, id, " is not a registered PMC trace");
+  FixedText<160> m;
+  m.Append(call).Append(": ");
+  if (r == profile::PinResult::kBusy) {
+    m.Append("another call on trace id ").AppendHex(id).Append(" is in progress");
     return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea, m.c_str());
   }
-  t->busy = true;
-  *out_slot = slot;
-  *out_copy = *t;
-  return Status::Ok();
+  m.Append("trace id ").AppendHex(id).Append(" belongs to node ").AppendU64(owner).Append(
+      ", not ").AppendU64(node);
+  return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
 // Unpins, storing `state` (the pinned copy, updated by the call).
@@ -548,7 +552,7 @@ Status StartTrace(Context& ctx, uint64_t id, uint64_t buffer, uint64_t size) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, ~0u, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, profile::kAnyNode, kCall, &slot, &t));
   const uint64_t need = uint64_t{t.privileged} * 8;
   uint64_t end = 0;
   if (buffer == 0 || size == 0 || size < need || !CheckedAdd<uint64_t>(buffer, size, &end)) {
@@ -581,7 +585,7 @@ Status QueryTrace(Context& ctx, uint64_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, ~0u, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, profile::kAnyNode, kCall, &slot, &t));
   if (!t.started) {
     Unpin(ctx, slot, t);
     FixedText<128> m;
@@ -615,7 +619,7 @@ Status StopTrace(Context& ctx, uint64_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, ~0u, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, profile::kAnyNode, kCall, &slot, &t));
   Status s = Status::Ok();
   if (t.started) {
     s = SetEnabled(ctx, t, false, kCall);

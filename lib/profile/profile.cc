@@ -107,32 +107,34 @@ Status SpmSimple(Context& ctx, uint32_t node, uint32_t op, const char* call) {
 Status PinTrace(Context& ctx, uint32_t node, uint32_t id, const char* call, uint32_t* out_slot,
                 TraceSlot* out_copy) {
   const uint32_t slot = id & 0xFFu;
-  LockGuard g(ctx.profile_lock());
-  TraceSlot* t = nullptr;
-  if ((id & kTraceIdTag) != 0 && slot < config::kMaxPcSamplingTraces) {
-    TraceSlot& c = ctx.profile().traces[slot];
-    if (c.live && c.epoch == ctx.open_epoch() && EncodeTraceId(slot, c.generation) == id) t = &c;
+  PinResult r = PinResult::kUnknown;
+  TraceSlot copy;
+  uint32_t owner = 0;
+  {
+    LockGuard g(ctx.profile_lock());
+    r = PinSlot(ctx.profile().traces, (id & kTraceIdTag) != 0 ? config::kMaxPcSamplingTraces : 0,
+                slot, ctx.open_epoch(), node,
+                [&](const TraceSlot& c) { return EncodeTraceId(slot, c.generation) == id; }, &copy,
+                &owner);
   }
-  if (t == nullptr) {
-    FixedText<128> m;
-    m.Append(call).Append(": trace id ").AppendHex(id).Append(" is not a live PC-sampling session");
-    return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
+  if (r == PinResult::kPinned) {
+    *out_slot = slot;
+    *out_copy = copy;
+    return Status::Ok();
   }
-  if (t->node != node) {
-    FixedText<128> m;
-    m.Append(call).Append(": trace id ").AppendHex(id).Append(" belongs to node ").AppendU64(
-        t->node);
-    return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
-  }
-  if (t->busy) {
-    FixedText<128> m;
-    m.Append(call).Append(": another call on trace id ").AppendHex(id).Append(" is in progress");
+  FixedText<128> m;
+  m.Append(call).Append(": ");
+  if (r == PinResult::kBusy) {
+    m.Append("another call on trace id ").AppendHex(id).Append(" is in progress");
     return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea, m.c_str());
   }
-  t->busy = true;
-  *out_slot = slot;
-  *out_copy = *t;
-  return Status::Ok();
+  m.Append("trace id ").AppendHex(id);
+  if (r == PinResult::kOtherNode) {
+    m.Append(" belongs to node ").AppendU64(owner);
+  } else {
+    m.Append(" is not a live PC-sampling session");
+  }
+  return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
 void UnpinTrace(Context& ctx, uint32_t slot) {

@@ -76,6 +76,31 @@ constexpr uint32_t EncodeTraceId(uint32_t slot, uint32_t generation) {
   return kTraceIdTag | ((generation & kTraceGenerationMask) << 8) | (slot & 0xFFu);
 }
 
+// The pin protocol of a table of trace slots, shared by the PC-sampling
+// sessions and the PMC traces: under the table's lock (the caller's) a call
+// finds the slot its public id names, marks it busy and takes a copy to
+// work on outside the lock; a second call on the same id meanwhile finds it
+// busy. `Slot` has live, epoch, node and busy; `id_matches(slot)` checks the
+// rest of the id (its tag and generation) against the slot. *out_copy is
+// written when the result is kPinned, *out_owner (the slot's node) whenever
+// the id named a live slot (kPinned, kOtherNode, kBusy).
+enum class PinResult : uint8_t { kPinned, kUnknown, kOtherNode, kBusy };
+inline constexpr uint32_t kAnyNode = ~0u;
+
+template <typename Slot, typename IdMatches>
+PinResult PinSlot(Slot* slots, uint32_t capacity, uint32_t index, uint32_t epoch, uint32_t node,
+                  IdMatches id_matches, Slot* out_copy, uint32_t* out_owner) {
+  if (index >= capacity) return PinResult::kUnknown;
+  Slot& s = slots[index];
+  if (!s.live || s.epoch != epoch || !id_matches(s)) return PinResult::kUnknown;
+  *out_owner = s.node;
+  if (node != kAnyNode && s.node != node) return PinResult::kOtherNode;
+  if (s.busy) return PinResult::kBusy;
+  s.busy = true;
+  *out_copy = s;
+  return PinResult::kPinned;
+}
+
 // --- SPM (RLC_SPM) ---
 // A CPU node is INVALID_NODE (the kernel would answer EINVAL).
 Status SpmAcquire(Context& ctx, uint32_t node);
