@@ -66,6 +66,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <type_traits>
 
 #include "lib/core/status.h"
@@ -236,7 +237,10 @@ class FixedRangeBTree : public RangeBTree {
  private:
   static RangeBTreeNode* FirstNode(unsigned char* raw) {
     const uintptr_t p = reinterpret_cast<uintptr_t>(raw);
-    return reinterpret_cast<RangeBTreeNode*>(raw + ((kLine - p % kLine) % kLine));
+    // RangeBTreeNode is an implicit-lifetime type, so the byte buffer
+    // provides the nodes (and the tree writes a node before reading it);
+    // launder gives a pointer usable for them rather than for the bytes.
+    return std::launder(reinterpret_cast<RangeBTreeNode*>(raw + ((kLine - p % kLine) % kLine)));
   }
   alignas(RangeBTreeNode) unsigned char raw_[sizeof(RangeBTreeNode) * N + kLine - alignof(RangeBTreeNode)];
 };

@@ -262,9 +262,9 @@ Status BadId(Context& ctx, const char* call, uint64_t id, const char* why) {
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
-// Pins the live trace `id` of this open (on `node` unless node is
-// profile::kAnyNode).
-Status Pin(Context& ctx, uint64_t id, uint32_t node, const char* call, uint32_t* out_slot,
+// Pins the live trace `id` of this open, on *node when `node` is not null
+// (the calls that name a node; Start/Query/StopTrace name none).
+Status Pin(Context& ctx, uint64_t id, const uint32_t* node, const char* call, uint32_t* out_slot,
            Trace* out_copy) {
   const uint32_t slot = static_cast<uint32_t>(id) & 0xFFu;
   profile::PinResult r = profile::PinResult::kUnknown;
@@ -291,7 +291,7 @@ Status Pin(Context& ctx, uint64_t id, uint32_t node, const char* call, uint32_t*
     return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea, m.c_str());
   }
   m.Append("trace id ").AppendHex(id).Append(" belongs to node ").AppendU64(owner).Append(
-      ", not ").AppendU64(node);
+      ", not ").AppendU64(node != nullptr ? *node : owner);
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
@@ -458,10 +458,9 @@ Status RegisterTrace(Context& ctx, uint32_t node, uint32_t count, const HsaCount
     fresh.live = true;
     s = fresh;
   }
-  if (stale.access) {
-    if (stale.started) (void)SetEnabled(ctx, stale, false, kCall);
-    CloseFds(ctx, &stale);
-  }
+  // Closing a descriptor stops its counter; no disable first (a failed one
+  // would only leave a diagnostic of an operation the caller did not ask for).
+  if (stale.access) CloseFds(ctx, &stale);
   out_root->TraceBufferMinSizeBytes = min_bytes;
   out_root->NumberOfPasses = 1;
   out_root->TraceId = EncodeId(ctx, slot, fresh.generation);
@@ -473,7 +472,7 @@ Status UnregisterTrace(Context& ctx, uint32_t node, uint64_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, node, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &slot, &t));
   if (t.started) {
     const Status s = SetEnabled(ctx, t, false, kCall);
     if (!s.ok()) {
@@ -493,7 +492,7 @@ Status AcquireTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, node, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &slot, &t));
   if (t.access || t.privileged == 0) {
     t.access = true;
     Unpin(ctx, slot, t);
@@ -535,7 +534,7 @@ Status ReleaseTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, node, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &slot, &t));
   if (t.started) (void)SetEnabled(ctx, t, false, kCall);  // closing stops them anyway
   if (t.privileged != 0) {
     CloseFds(ctx, &t);
@@ -552,7 +551,7 @@ Status StartTrace(Context& ctx, uint64_t id, uint64_t buffer, uint64_t size) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, profile::kAnyNode, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &slot, &t));
   const uint64_t need = uint64_t{t.privileged} * 8;
   uint64_t end = 0;
   if (buffer == 0 || size == 0 || size < need || !CheckedAdd<uint64_t>(buffer, size, &end)) {
@@ -585,7 +584,7 @@ Status QueryTrace(Context& ctx, uint64_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, profile::kAnyNode, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &slot, &t));
   if (!t.started) {
     Unpin(ctx, slot, t);
     FixedText<128> m;
@@ -619,7 +618,7 @@ Status StopTrace(Context& ctx, uint64_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   uint32_t slot = 0;
   Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, profile::kAnyNode, kCall, &slot, &t));
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &slot, &t));
   Status s = Status::Ok();
   if (t.started) {
     s = SetEnabled(ctx, t, false, kCall);

@@ -113,7 +113,7 @@ Status PinTrace(Context& ctx, uint32_t node, uint32_t id, const char* call, uint
   {
     LockGuard g(ctx.profile_lock());
     r = PinSlot(ctx.profile().traces, (id & kTraceIdTag) != 0 ? config::kMaxPcSamplingTraces : 0,
-                slot, ctx.open_epoch(), node,
+                slot, ctx.open_epoch(), &node,
                 [&](const TraceSlot& c) { return EncodeTraceId(slot, c.generation) == id; }, &copy,
                 &owner);
   }

@@ -81,20 +81,22 @@ constexpr uint32_t EncodeTraceId(uint32_t slot, uint32_t generation) {
 // finds the slot its public id names, marks it busy and takes a copy to
 // work on outside the lock; a second call on the same id meanwhile finds it
 // busy. `Slot` has live, epoch, node and busy; `id_matches(slot)` checks the
-// rest of the id (its tag and generation) against the slot. *out_copy is
-// written when the result is kPinned, *out_owner (the slot's node) whenever
-// the id named a live slot (kPinned, kOtherNode, kBusy).
+// rest of the id (its tag and generation) against the slot; `node` is the
+// node the call names (nullptr for the calls that name none: the PMC's
+// Start/Query/StopTrace; every node value, ~0u included, is checked). *out_copy
+// is written when the result is kPinned, *out_owner (the slot's node)
+// whenever the id named a live slot (kPinned, kOtherNode, kBusy).
 enum class PinResult : uint8_t { kPinned, kUnknown, kOtherNode, kBusy };
-inline constexpr uint32_t kAnyNode = ~0u;
 
 template <typename Slot, typename IdMatches>
-PinResult PinSlot(Slot* slots, uint32_t capacity, uint32_t index, uint32_t epoch, uint32_t node,
-                  IdMatches id_matches, Slot* out_copy, uint32_t* out_owner) {
+PinResult PinSlot(Slot* slots, uint32_t capacity, uint32_t index, uint32_t epoch,
+                  const uint32_t* node, IdMatches id_matches, Slot* out_copy,
+                  uint32_t* out_owner) {
   if (index >= capacity) return PinResult::kUnknown;
   Slot& s = slots[index];
   if (!s.live || s.epoch != epoch || !id_matches(s)) return PinResult::kUnknown;
   *out_owner = s.node;
-  if (node != kAnyNode && s.node != node) return PinResult::kOtherNode;
+  if (node != nullptr && s.node != *node) return PinResult::kOtherNode;
   if (s.busy) return PinResult::kBusy;
   s.busy = true;
   *out_copy = s;

@@ -262,6 +262,10 @@ TEST_CASE(
   REQUIRE(gpu_only == id + 1);  // the next slot, same first generation
   CHECK(hsaKmtPmcUnregisterTrace(gpus[1].first, id) == HSAKMT_STATUS_INVALID_HANDLE);
   CHECK(hsaKmtPmcAcquireTraceAccess(gpus[1].first, id) == HSAKMT_STATUS_INVALID_HANDLE);
+  // ~0u is a node like any other (no wildcard).
+  CHECK(hsaKmtPmcUnregisterTrace(0xFFFFFFFFu, id) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtPmcAcquireTraceAccess(0xFFFFFFFFu, id) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtPmcReleaseTraceAccess(0xFFFFFFFFu, id) == HSAKMT_STATUS_INVALID_HANDLE);
   for (HSATraceId forged : std::vector<HSATraceId>{id + 2, id ^ (HSATraceId{1} << 40), 0x80000100u,
                                                    ~HSATraceId{0}, id + 0x100}) {
     CAPTURE(forged);

@@ -472,6 +472,10 @@ TEST_CASE(
   }
   CHECK(hsaKmtPcSamplingStart(node + 1, id) == HSAKMT_STATUS_INVALID_HANDLE);
   CHECK(b.LastDiag().find("belongs to node") != std::string::npos);
+  // ~0u is a node like any other (no wildcard).
+  CHECK(hsaKmtPcSamplingStart(0xFFFFFFFFu, id) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtPcSamplingStop(0xFFFFFFFFu, id) == HSAKMT_STATUS_INVALID_HANDLE);
+  CHECK(hsaKmtPcSamplingDestroy(0xFFFFFFFFu, id) == HSAKMT_STATUS_INVALID_HANDLE);
   CHECK(b.Args("PC_SAMPLE").empty());
   CHECK(hsaKmtPcSamplingDestroy(node, id) == HSAKMT_STATUS_SUCCESS);
 }
