@@ -33,9 +33,10 @@
 // misses overlap. At 10^5 entries a lookup visits 4 nodes, of which the
 // top two (at most 33 nodes) are usually still cached.
 //
-// Cost. Insert, Erase, FindExact, FindContaining, FindAtOrBelow: O(log n) node visits in
-// the worst case (Erase borrows from or merges with a sibling whenever a
-// node falls below half full, so the depth never exceeds the bound below).
+// Cost. Insert, Erase, FindExact, FindContaining, FindAtOrBelow: O(log n)
+// node visits in the worst case (Erase borrows from or merges with a
+// sibling whenever a node falls below half full, so the depth never exceeds
+// the bound below; Insert's move to a sibling copies at most 31 entries).
 // Clear: O(1). CheckInvariants: O(n). No recursion anywhere.
 //
 // Storage. `RangeBTree` is the logic over caller storage: an array of
