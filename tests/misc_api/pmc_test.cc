@@ -404,10 +404,11 @@ int FailingPerfEnable(void* self, int fd, uint32_t enable) {
 }
 
 // perf_enable that closes the device the first time it is armed: the last
-// close then runs while StartTrace holds the trace pinned.
-std::atomic<bool> g_close_in_enable{false};
+// close then runs while StartTrace holds the trace pinned. (An int, not a
+// bool: a one-byte atomic exchange needs libatomic on riscv64.)
+std::atomic<int> g_close_in_enable{0};
 int ClosingPerfEnable(void* self, int fd, uint32_t enable) {
-  if (enable != 0 && g_close_in_enable.exchange(false)) {
+  if (enable != 0 && g_close_in_enable.exchange(0) != 0) {
     REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
   }
   return hke_sim_platform(static_cast<kfdsim_t*>(self)).ops->perf_enable(self, fd, enable);
@@ -480,10 +481,10 @@ TEST_CASE(
   REQUIRE(hsaKmtPmcAcquireTraceAccess(node, id) == HSAKMT_STATUS_SUCCESS);
   CHECK(kfdsim_perf_open_count(b.sim()) == 1);
   uint64_t buf[1] = {};
-  g_close_in_enable = true;
+  g_close_in_enable = 1;
   // The close inside perf_enable skips the pinned trace; the Start finishes.
   (void)hsaKmtPmcStartTrace(id, buf, sizeof(buf));
-  CHECK_FALSE(g_close_in_enable.load());
+  CHECK(g_close_in_enable.load() == 0);
   CHECK(kfdsim_perf_open_count(b.sim()) == 1);  // held by the stale trace
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_INVALID_HANDLE);
