@@ -138,7 +138,7 @@ MemObject* FindContaining(MemoryState& m, uint64_t addr) {
   uint32_t slot = 0;
   if (m.va_index.FindAtOrBelow(addr, &start, &slot)) {
     MemObject* o = &m.objects[slot];
-    if (addr - start < (o->size == 0 ? 1 : o->size)) return o;
+    if (addr - start < RangeExtent(o->size)) return o;
   }
   const uint32_t u = m.user_index.FindContaining(addr);
   return u != kNil ? &m.objects[m.user_index.node(u).value] : nullptr;

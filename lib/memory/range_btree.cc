@@ -8,8 +8,6 @@ using Node = RangeBTreeNode;
 
 constexpr uint64_t kPad = UINT64_MAX;  // key value past a node's count
 
-// Addresses an entry covers: a size-0 entry covers its start.
-inline uint64_t Extent(uint64_t size) { return size == 0 ? 1 : size; }
 
 // How many of the node's keys are <= x, branch-free. The keys are sorted
 // and padded with UINT64_MAX (which counts only when x == UINT64_MAX; the
@@ -38,24 +36,16 @@ static_assert(Node::kKeys == 31, "CountKeysAtOrBelow assumes four groups of 8 ke
 // reach it, so the misses of the key groups, the child slot and a leaf's
 // size and value overlap instead of following each other. (A hint: no
 // effect on results; a no-op where the target has no prefetch.)
-inline void PrefetchInternal(const Node& n) {
-  for (uint32_t j = 0; j < Node::kKeys; j += 8) __builtin_prefetch(&n.keys[j]);
-  __builtin_prefetch(&n.slots[0]);
-  __builtin_prefetch(&n.slots[16]);
-}
-// A leaf read by key and value only (FindAtOrBelow): its sizes stay out.
-inline void PrefetchLeafKeysAndSlots(const Node& n) {
+// Keys and slots: an internal node, or a leaf read by key and value only
+// (FindAtOrBelow, which keeps the sizes' lines out).
+inline void PrefetchKeysAndSlots(const Node& n) {
   for (uint32_t j = 0; j < Node::kKeys; j += 8) __builtin_prefetch(&n.keys[j]);
   __builtin_prefetch(&n.slots[0]);
   __builtin_prefetch(&n.slots[16]);
 }
 inline void PrefetchLeaf(const Node& n) {
-  for (uint32_t j = 0; j < Node::kKeys; j += 8) {
-    __builtin_prefetch(&n.keys[j]);
-    __builtin_prefetch(&n.sizes[j]);
-  }
-  __builtin_prefetch(&n.slots[0]);
-  __builtin_prefetch(&n.slots[16]);
+  PrefetchKeysAndSlots(n);
+  for (uint32_t j = 0; j < Node::kKeys; j += 8) __builtin_prefetch(&n.sizes[j]);
 }
 
 // The child of internal node `n` whose key range holds x.
@@ -163,7 +153,7 @@ uint32_t RangeBTree::LeafFor(uint64_t x) const {
   uint32_t node = root_;
   for (uint32_t d = 1; d < depth_; ++d) {
     const Node& n = nodes_[node];
-    PrefetchInternal(n);
+    PrefetchKeysAndSlots(n);
     node = n.slots[ChildFor(n, x)];
   }
   return node;
@@ -177,7 +167,7 @@ bool RangeBTree::FindContaining(uint64_t addr, Entry* out) const {
   if (i == 0) return false;
   const uint64_t start = leaf.keys[i - 1];
   const uint64_t size = leaf.sizes[i - 1];
-  if (addr - start >= Extent(size)) return false;
+  if (addr - start >= RangeExtent(size)) return false;
   if (out != nullptr) *out = Entry{start, size, leaf.slots[i - 1]};
   return true;
 }
@@ -185,7 +175,7 @@ bool RangeBTree::FindContaining(uint64_t addr, Entry* out) const {
 bool RangeBTree::FindAtOrBelow(uint64_t addr, uint64_t* out_start, uint32_t* out_value) const {
   if (root_ == kNoNode) return false;
   const Node& leaf = nodes_[LeafFor(addr)];
-  PrefetchLeafKeysAndSlots(leaf);
+  PrefetchKeysAndSlots(leaf);
   const uint32_t i = EntriesAtOrBelow(leaf, addr);
   if (i == 0) return false;
   *out_start = leaf.keys[i - 1];
@@ -287,41 +277,29 @@ Status RangeBTree::Insert(uint64_t start, uint64_t size, uint32_t value) {
   }
   const uint32_t leaf_index = node;
   Node& leaf = nodes_[leaf_index];
-  const uint32_t i = EntriesAtOrBelow(leaf, start);
+  uint32_t i = EntriesAtOrBelow(leaf, start);
 
   // Overlap with the predecessor (in this leaf, if it exists at all) and
   // with the successor (in this leaf, or the separator found above).
   if (i > 0) {
     const uint64_t prev = leaf.keys[i - 1];
-    if (start - prev < Extent(leaf.sizes[i - 1])) return AlreadyExists();
+    if (start - prev < RangeExtent(leaf.sizes[i - 1])) return AlreadyExists();
   }
   if (i < leaf.count) {
     next_start = leaf.keys[i];
     has_next = true;
   }
-  if (has_next && next_start - start < Extent(size)) return AlreadyExists();
+  if (has_next && next_start - start < RangeExtent(size)) return AlreadyExists();
 
   // A full leaf first passes entries to a neighbour with room (B*-tree
   // style), so runs of ascending or descending starts - the common pattern
   // of an address arena - fill leaves to 31 instead of leaving every split
   // half full. That halves the leaves a lookup working set spans; it needs
-  // no node, so it is tried before the split path is reserved.
-  if (leaf.count == Node::kKeys && levels > 0 && ShiftToSibling(path[levels - 1], i)) {
-    Node& l = nodes_[leaf_index];
-    const uint32_t at = EntriesAtOrBelow(l, start);
-    LeafOpen(l, at);
-    l.keys[at] = start;
-    l.sizes[at] = size;
-    l.slots[at] = value;
-    Node& parent = nodes_[path[levels - 1].node];
-    const uint32_t ci = path[levels - 1].child;
-    // The reached leaf is never child 0 when its minimum can change (the
-    // left shift needs ci > 0; an entry at position 0 of a first child is
-    // the subtree's new minimum, which no separator above holds).
-    if (ci > 0) parent.keys[ci - 1] = l.keys[0];
-    ++count_;
-    return Status::Ok();
-  }
+  // no node, so it is tried before the split path is reserved, and the
+  // leaf then takes the entry like any leaf with room.
+  const bool moved =
+      leaf.count == Node::kKeys && levels > 0 && ShiftToSibling(path[levels - 1], i);
+  if (moved) i = EntriesAtOrBelow(leaf, start);
 
   // Reserve the split path: every full node from the leaf up splits, and a
   // full root adds a level.
@@ -342,13 +320,18 @@ Status RangeBTree::Insert(uint64_t start, uint64_t size, uint32_t value) {
 
   // From here on nothing fails. A new entry at position 0 of a leaf is the
   // tree's new minimum (a leaf reached through any child other than the
-  // first holds a smaller start), so no separator changes.
+  // first holds a smaller start), so no separator changes - except after
+  // a move to the left sibling emptied the positions before it: then the
+  // entry is the leaf's new minimum, its separator in the parent.
   ++count_;
   if (leaf.count < Node::kKeys) {
     LeafOpen(leaf, i);
     leaf.keys[i] = start;
     leaf.sizes[i] = size;
     leaf.slots[i] = value;
+    if (moved && i == 0 && path[levels - 1].child > 0) {
+      nodes_[path[levels - 1].node].keys[path[levels - 1].child - 1] = start;
+    }
     return Status::Ok();
   }
 
@@ -659,7 +642,7 @@ Status RangeBTree::CheckInvariants(const char** reason) const {
           const uint64_t s = n.keys[j], z = n.sizes[j];
           if (z > UINT64_MAX - s) return fail("start + size overflows");
           if (have_prev && s <= prev_start) return fail("starts not increasing across leaves");
-          if (have_prev && s - prev_start < Extent(prev_size)) return fail("entries overlap");
+          if (have_prev && s - prev_start < RangeExtent(prev_size)) return fail("entries overlap");
           have_prev = true;
           prev_start = s;
           prev_size = z;

@@ -74,6 +74,10 @@
 
 namespace hke::memory {
 
+// Addresses an entry of `size` bytes covers from its start: a size-0 entry
+// covers its start alone.
+constexpr uint64_t RangeExtent(uint64_t size) { return size == 0 ? 1 : size; }
+
 // One node of a RangeBTree (leaf or internal), 640 bytes on every target.
 // Trivial on purpose: an array of nodes is never initialised by its
 // constructor. Fields past `count` are unspecified except the keys, which

@@ -291,7 +291,7 @@ Status Pin(Context& ctx, uint64_t id, const uint32_t* node, const char* call, ui
     return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea, m.c_str());
   }
   m.Append("trace id ").AppendHex(id).Append(" belongs to node ").AppendU64(owner).Append(
-      ", not ").AppendU64(node != nullptr ? *node : owner);
+      ", not ").AppendU64(*node);  // kOtherNode: the call named a node
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
