@@ -287,6 +287,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapGraphicHandle(HSAuint32 NodeId, HSAuint64 Graph
                                                HSAuint64 GraphicResourceOffset,
                                                HSAuint64 GraphicResourceSize,
                                                HSAuint64* FlatMemoryAddress);
+
+/* hsaKmtUnmapMemoryToGPU(FlatMemoryAddress), statuses included, as
+ * upstream defines it; NodeId and SizeInBytes are not used. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32 NodeId, HSAuint64 FlatMemoryAddress,
                                                  HSAuint64 SizeInBytes);
 

@@ -158,6 +158,7 @@ HSAKMT_STATUS UnmapMemoryToGpu(Context* ctx, void* MemoryAddress) {
   return Unknown(hke::memory::Unmap(*ctx, Addr(MemoryAddress)), HSAKMT_STATUS_ERROR);
 }
 
+// Upstream's definition: the open check, then UnmapMemoryToGPU of the address.
 HSAKMT_STATUS UnmapGraphicHandle(Context* ctx, HSAuint32 /*NodeId*/, HSAuint64 FlatMemoryAddress,
                                  HSAuint64 /*SizeInBytes*/) {
   return UnmapMemoryToGpu(ctx, reinterpret_cast<void*>(static_cast<uintptr_t>(FlatMemoryAddress)));
