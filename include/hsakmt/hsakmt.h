@@ -307,7 +307,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void* start_addr, HSAuint64 size, unsig
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
                                          HSA_SVM_ATTRIBUTE* attrs);
 
-/* Sets / reads the process's XNACK (retry on GPU page fault) mode. */
+/* Sets / reads the process's XNACK (retry on GPU page fault) mode. The
+ * kernel refuses a change while the process has queues: ERROR, as upstream;
+ * a GPU that cannot switch per process: NOT_SUPPORTED. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable);
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable);
 

@@ -502,3 +502,26 @@ TEST_CASE("queues on the captured MI300X CPX box: gfx942 AQL queues get no EOP b
   SimBoard b("mi300x-8gpu-cpx", nullptr);
   EveryGpuNode(b);
 }
+
+TEST_CASE("SetXNACKMode while a queue exists is ERROR, as upstream, and the diagnostic keeps EBUSY") {
+  SimBoard b(nullptr, "datacenter-4gpu");  // gfx90a: XNACK can change per process
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  REQUIRE(hsaKmtSetXNACKMode(1) == HSAKMT_STATUS_SUCCESS);  // no queue yet: it changes
+  void* ring = queuetest::Gtt(node, 4096);
+  HsaQueueResource r{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  b.ClearTrace();
+  CHECK(hsaKmtSetXNACKMode(0) == HSAKMT_STATUS_ERROR);
+  CHECK(Count(b.Ioctls(), "SET_XNACK_MODE!") == 1);  // the kernel refused it
+  CHECK(b.LastDiagStatus() == hke::Status::Errno(EBUSY).raw());
+  CHECK(b.LastDiag().find("queue") != std::string::npos);
+  HSAint32 mode = -1;
+  REQUIRE(hsaKmtGetXNACKMode(&mode) == HSAKMT_STATUS_SUCCESS);  // a query is never refused
+  CHECK(mode == 1);
+  REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtSetXNACKMode(0) == HSAKMT_STATUS_SUCCESS);  // no queue left
+  REQUIRE(hsaKmtGetXNACKMode(&mode) == HSAKMT_STATUS_SUCCESS);
+  CHECK(mode == 0);
+}
