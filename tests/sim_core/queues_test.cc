@@ -197,6 +197,11 @@ TEST_CASE("sim SET_XNACK_MODE queries, refuses changes with queues, and needs ca
   REQUIRE(one.Io(k::kIocCreateQueue, &q) == 0);
   x.xnack_enabled = 0;
   CHECK(one.Io(k::kIocSetXnackMode, &x) == EBUSY);
+  x.xnack_enabled = 1;  // the kernel checks for queues before comparing modes
+  CHECK(one.Io(k::kIocSetXnackMode, &x) == EBUSY);
+  x.xnack_enabled = -1;  // a query is answered
+  CHECK(one.Io(k::kIocSetXnackMode, &x) == 0);
+  CHECK(x.xnack_enabled == 1);
 
   Sim two(TwoGpuBoard());  // gfx1030 cannot do XNACK per process
   x.xnack_enabled = 1;
