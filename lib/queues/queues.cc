@@ -337,10 +337,10 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
                             "an AQL queue needs 8-byte aligned read and write pointers in "
                             "QueueResource");
   }
-  if (kfd_type != kfd::kQueueTypeSdmaByEngId && args.sdma_engine_id != 0) {
-    return ctx.diag().Error(InvalidArgument(), kArea,
-                            "an SDMA engine id is only meaningful for SDMA_BY_ENG_ID queues");
-  }
+  // The engine id means something only for SDMA_BY_ENG_ID; the kernel
+  // ignores it otherwise (the runtime passes -1 on SDMA and xGMI SDMA
+  // queues), so it is ignored here and not sent.
+  const uint32_t engine_id = kfd_type == kfd::kQueueTypeSdmaByEngId ? args.sdma_engine_id : 0u;
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   HKE_RETURN_IF_ERROR(api::EnsureTopologyAndVm(ctx));
 
@@ -422,7 +422,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   req.ring_size = static_cast<uint32_t>(args.ring_size);
   req.percentage = args.percentage;
   req.priority = priority;
-  req.sdma_engine_id = args.sdma_engine_id;
+  req.sdma_engine_id = engine_id;
   if (kfd_type == kfd::kQueueTypeComputeAql) {
     req.read_ptr = args.aql_read_ptr;
     req.write_ptr = args.aql_write_ptr;

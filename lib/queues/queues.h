@@ -39,9 +39,10 @@
 //    at most 4 GiB: the kernel silently rounds smaller rings up to 1 KiB and
 //    would write past a smaller buffer), the type, the priority (-3..3,
 //    mapped to the kernel's 0..15 by PriorityToKfd), the percentage (low
-//    byte at most 100, bits 8-15 a PM4 target XCC), the SDMA engine id
-//    (below the node's SDMA + xGMI SDMA engines), the node (a GPU), the
-//    AQL pointers, the queue capacity.
+//    byte at most 100, bits 8-15 a PM4 target XCC), the SDMA engine id of
+//    an SDMA_BY_ENG_ID queue (below the node's SDMA + xGMI SDMA engines;
+//    other types ignore the id and send 0, as the kernel ignores it), the
+//    node (a GPU), the AQL pointers, the queue capacity.
 //  - A failed create leaves nothing behind: every buffer allocated for it is
 //    freed, the doorbell mapping is dropped when it was made for it, the
 //    slot returns to the free list with its generation advanced.
@@ -206,7 +207,7 @@ struct CreateArgs {
   bool ext;                // hsaKmtCreateQueueExt (SDMA_BY_ENG_ID allowed)
   uint32_t percentage;
   int64_t priority;        // HSA_QUEUE_PRIORITY
-  uint32_t sdma_engine_id;
+  uint32_t sdma_engine_id;  // SDMA_BY_ENG_ID only; ignored for other types
   uint64_t ring_va;
   uint64_t ring_size;
   const HsaEvent* event;   // optional: the queue error event

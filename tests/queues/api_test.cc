@@ -177,8 +177,6 @@ TEST_CASE("bad rings, priorities, percentages, types and engine ids are refused 
                              p.NumSdmaEngines + p.NumSdmaXgmiEngines, ring, 4096, nullptr,
                              &r) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(b.LastDiag().find("engine") != std::string::npos);
-  CHECK(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, 1, ring, 4096,
-                             nullptr, &r) == HSAKMT_STATUS_INVALID_PARAMETER);
   Aql ptrs;
   HsaQueueResource ra{};
   ra.Queue_read_ptr_aql = nullptr;
@@ -524,4 +522,69 @@ TEST_CASE("SetXNACKMode while a queue exists is ERROR, as upstream, and the diag
   CHECK(hsaKmtSetXNACKMode(0) == HSAKMT_STATUS_SUCCESS);  // no queue left
   REQUIRE(hsaKmtGetXNACKMode(&mode) == HSAKMT_STATUS_SUCCESS);
   CHECK(mode == 0);
+}
+
+namespace {
+
+// The CREATE_QUEUE requests traced since the last ClearTrace, as the
+// kernel's structure.
+std::vector<k::CreateQueueArgs> CreateRequests(SimBoard& b) {
+  std::vector<k::CreateQueueArgs> out;
+  for (const auto& bytes : b.Args("CREATE_QUEUE")) {
+    REQUIRE(bytes.size() >= sizeof(k::CreateQueueArgs));
+    k::CreateQueueArgs a{};
+    std::memcpy(&a, bytes.data(), sizeof(a));
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("CreateQueueExt takes any SDMA engine id for queue types other than SDMA_BY_ENG_ID and sends none, as the kernel ignores it") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  REQUIRE(Props(node).NumSdmaXgmiEngines > 0);
+  // The runtime passes -1 (its "no recommended engine") on SDMA and xGMI
+  // SDMA queues; any other value is ignored the same way.
+  struct Case {
+    HSA_QUEUE_TYPE type;
+    uint32_t engine;
+    uint32_t kfd_type;
+  };
+  const Case cases[] = {
+      {HSA_QUEUE_SDMA, 0xFFFFFFFFu, k::kQueueTypeSdma},
+      {HSA_QUEUE_SDMA_XGMI, 0xFFFFFFFFu, k::kQueueTypeSdmaXgmi},
+      {HSA_QUEUE_SDMA, 1u, k::kQueueTypeSdma},
+      {HSA_QUEUE_COMPUTE, 5u, k::kQueueTypeCompute},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.type);
+    CAPTURE(c.engine);
+    void* ring = queuetest::Gtt(node, 4096);
+    HsaQueueResource r{};
+    b.ClearTrace();
+    REQUIRE(hsaKmtCreateQueueExt(node, c.type, 100, HSA_QUEUE_PRIORITY_MAXIMUM, c.engine, ring, 4096,
+                                 nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+    const std::vector<k::CreateQueueArgs> sent = CreateRequests(b);
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].queue_type == c.kfd_type);
+    CHECK(sent[0].sdma_engine_id == 0);
+    CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  }
+  // SDMA_BY_ENG_ID still sends its engine, and still checks it.
+  const HsaNodeProperties p = Props(node);
+  void* ring = queuetest::Gtt(node, 4096);
+  HsaQueueResource r{};
+  b.ClearTrace();
+  REQUIRE(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA_BY_ENG_ID, 100, HSA_QUEUE_PRIORITY_NORMAL,
+                               p.NumSdmaEngines, ring, 4096, nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  const std::vector<k::CreateQueueArgs> sent = CreateRequests(b);
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].sdma_engine_id == p.NumSdmaEngines);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA_BY_ENG_ID, 100, HSA_QUEUE_PRIORITY_NORMAL,
+                             0xFFFFFFFFu, ring, 4096, nullptr, &r) ==
+        HSAKMT_STATUS_INVALID_PARAMETER);
 }
