@@ -303,10 +303,13 @@ Status CheckPercentage(Context& ctx, uint32_t p) {
   return Status::Ok();
 }
 
-Status RingError(Context& ctx, Status s) {
+Status RingError(Context& ctx, Status s, bool update) {
   return ctx.diag().Error(s, kArea,
-                          "queue ring: the address must be non-null and 256-byte aligned, the "
-                          "size a power of two from 1 KiB to 2 GiB");
+                          update ? "queue ring: the address must be 256-byte aligned, the size a "
+                                   "power of two from 1 KiB to 2 GiB; a NULL ring (size 0) "
+                                   "disables the queue"
+                                 : "queue ring: the address must be non-null and 256-byte "
+                                   "aligned, the size a power of two from 1 KiB to 2 GiB");
 }
 
 }  // namespace
@@ -329,7 +332,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   }
   HKE_RETURN_IF_ERROR(CheckPercentage(ctx, args.percentage));
   s = CheckRing(args.ring_va, args.ring_size, false);
-  if (!s.ok()) return RingError(ctx, s);
+  if (!s.ok()) return RingError(ctx, s, false);
   if (kfd_type == kfd::kQueueTypeComputeAql &&
       (args.aql_read_ptr == 0 || args.aql_write_ptr == 0 || (args.aql_read_ptr & 7u) != 0 ||
        (args.aql_write_ptr & 7u) != 0)) {
@@ -481,8 +484,10 @@ Status Update(Context& ctx, uint64_t queue_id, uint32_t percentage, int64_t prio
     return ctx.diag().Error(InvalidArgument(), kArea, "queue priority must be within -3..3");
   }
   HKE_RETURN_IF_ERROR(CheckPercentage(ctx, percentage));
+  // A NULL ring of size 0 disables the queue (at any percentage, as
+  // percentage 0 does); an update with a ring enables it again.
   Status s = CheckRing(ring_va, ring_size, true);
-  if (!s.ok()) return RingError(ctx, s);
+  if (!s.ok()) return RingError(ctx, s, true);
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   LockGuard lock(ctx.queues_lock());
   QueueSlot* qs = nullptr;

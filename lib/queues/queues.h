@@ -46,6 +46,10 @@
 //  - A failed create leaves nothing behind: every buffer allocated for it is
 //    freed, the doorbell mapping is dropped when it was made for it, the
 //    slot returns to the free list with its generation advanced.
+//  - Update sends the new ring, percentage and priority; a NULL ring of
+//    size 0 disables the queue (at any percentage, as percentage 0 does:
+//    the kernel's QUEUE_IS_ACTIVE), and a later update with a ring enables
+//    it again. A NULL ring with a nonzero size is refused.
 //  - Destroy issues DESTROY_QUEUE first; when the kernel refuses, nothing is
 //    released and the handle stays valid (the call can be retried).
 //  - The last hsaKmtCloseKFD destroys every live queue before events and
@@ -126,7 +130,8 @@ bool PriorityToKfd(int64_t priority, uint32_t* out);
 Status TypeToKfd(uint32_t hsa_type, bool ext, uint32_t* out);
 
 // Ring checks made before CREATE/UPDATE_QUEUE (see the file comment).
-// A null ring with size 0 is allowed only when `allow_disable` (Update).
+// A null ring with size 0 is allowed only when `allow_disable` (Update:
+// "disable this queue"); a null ring with a size is refused either way.
 Status CheckRing(uint64_t address, uint64_t size, bool allow_disable);
 
 // Doorbells: bytes per doorbell and of a node's mapping.

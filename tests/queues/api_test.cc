@@ -588,3 +588,51 @@ TEST_CASE("CreateQueueExt takes any SDMA engine id for queue types other than SD
                              0xFFFFFFFFu, ring, 4096, nullptr, &r) ==
         HSAKMT_STATUS_INVALID_PARAMETER);
 }
+
+TEST_CASE("UpdateQueue with a NULL ring of size 0 disables a PM4, AQL or SDMA queue at any percentage; an update with its ring enables it again") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  for (HSA_QUEUE_TYPE type : {HSA_QUEUE_COMPUTE, HSA_QUEUE_COMPUTE_AQL, HSA_QUEUE_SDMA}) {
+    CAPTURE(type);
+    void* ring = queuetest::Gtt(node, 4096);
+    Aql ptrs;
+    HsaQueueResource r{};
+    if (type == HSA_QUEUE_COMPUTE_AQL) {
+      REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
+    } else {
+      REQUIRE(hsaKmtCreateQueue(node, type, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr,
+                                &r) == HSAKMT_STATUS_SUCCESS);
+    }
+    uint32_t kid = 0;
+    REQUIRE(q::KernelQueueId(hke_default_context()->impl, r.QueueId, &kid).ok());
+    auto state = [&] {
+      kfdsim_queue_info info{};
+      info.struct_size = sizeof(info);
+      REQUIRE(kfdsim_queue_status(b.sim(), kid, &info, nullptr, 0) == 0);
+      return info.state;
+    };
+    b.ClearTrace();
+    // As a conformance suite written for upstream disables a queue.
+    REQUIRE(hsaKmtUpdateQueue(r.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, nullptr, 0, nullptr) ==
+            HSAKMT_STATUS_SUCCESS);
+    CHECK(state() == KFDSIM_QUEUE_DISABLED);
+    REQUIRE(hsaKmtUpdateQueue(r.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr) ==
+            HSAKMT_STATUS_SUCCESS);
+    CHECK(state() == KFDSIM_QUEUE_IDLE);
+    const auto sent = b.Args("UPDATE_QUEUE");
+    REQUIRE(sent.size() == 2);
+    k::UpdateQueueArgs off{}, on{};
+    REQUIRE(sent[0].size() >= sizeof(off));
+    REQUIRE(sent[1].size() >= sizeof(on));
+    std::memcpy(&off, sent[0].data(), sizeof(off));
+    std::memcpy(&on, sent[1].data(), sizeof(on));
+    CHECK(off.ring_base_address == 0);
+    CHECK(off.ring_size == 0);
+    CHECK(off.queue_percentage == 100);
+    CHECK(on.ring_base_address == reinterpret_cast<uintptr_t>(ring));
+    CHECK(on.ring_size == 4096);
+    CHECK(on.queue_percentage == 100);
+    CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  }
+}
