@@ -12,7 +12,9 @@
  *    as it was.
  *  - A call that needs the driver fails with
  *    HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED while the KFD is not open,
- *    and in a child process forked after the open.
+ *    and in a child process forked after the open (until the child opens
+ *    again); hsaKmtCloseKFD and hsaKmtReleaseSystemProperties succeed there,
+ *    as upstream's do, without touching the parent's kernel objects.
  *  - Node ids are indices into the topology snapshot (0 .. NumNodes-1, CPU
  *    and GPU nodes mixed), not KFD gpu_ids.
  *  - The API runs on the library's default context (see hsakmt_embedded.h)
@@ -45,7 +47,9 @@ struct kfd_ioctl_dbg_trap_args;
  * count. DRIVER_MISMATCH if the kernel interface major version is unknown. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtOpenKFD(void);
 
-/* Drops one reference taken by hsaKmtOpenKFD. */
+/* Drops one reference taken by hsaKmtOpenKFD. In a forked child it drops
+ * one the child inherited, with no kernel call; after the last one the
+ * child may open again. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtCloseKFD(void);
 
 /* [out] VersionInfo: the KFD interface version read at open time. */
@@ -64,7 +68,8 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtModelEnabled(bool* enable);
  * [out] SystemProperties. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* SystemProperties);
 
-/* Drops the topology snapshot and the per-process GPU state built on it. */
+/* Drops the topology snapshot and the per-process GPU state built on it
+ * (in a forked child: the inherited snapshot, with no kernel call). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void);
 
 /* [in] NodeId, [out] NodeProperties. */
@@ -287,6 +292,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapGraphicHandle(HSAuint32 NodeId, HSAuint64 Graph
                                                HSAuint64 GraphicResourceOffset,
                                                HSAuint64 GraphicResourceSize,
                                                HSAuint64* FlatMemoryAddress);
+
+/* hsaKmtUnmapMemoryToGPU(FlatMemoryAddress), statuses included, as
+ * upstream defines it; NodeId and SizeInBytes are not used. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32 NodeId, HSAuint64 FlatMemoryAddress,
                                                  HSAuint64 SizeInBytes);
 
@@ -304,7 +312,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void* start_addr, HSAuint64 size, unsig
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
                                          HSA_SVM_ATTRIBUTE* attrs);
 
-/* Sets / reads the process's XNACK (retry on GPU page fault) mode. */
+/* Sets / reads the process's XNACK (retry on GPU page fault) mode. The
+ * kernel refuses a change while the process has queues: ERROR, as upstream;
+ * a GPU that cannot switch per process: NOT_SUPPORTED. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable);
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable);
 

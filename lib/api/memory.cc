@@ -14,12 +14,14 @@
 // INVALID_NODE_UNIT), except where upstream answers an unknown address
 // differently: Unmap and SetMemoryUserData say ERROR, Deregister
 // MEMORY_NOT_REGISTERED, and QueryPointerInfo fills the structure with
-// HSA_POINTER_UNKNOWN and returns ERROR.
+// HSA_POINTER_UNKNOWN and returns ERROR; SetXNACKMode refused because
+// queues exist (EBUSY) is ERROR.
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
+#include "lib/core/errno.h"
 #include "lib/memory/memory.h"
 
 using hke::Context;
@@ -158,6 +160,7 @@ HSAKMT_STATUS UnmapMemoryToGpu(Context* ctx, void* MemoryAddress) {
   return Unknown(hke::memory::Unmap(*ctx, Addr(MemoryAddress)), HSAKMT_STATUS_ERROR);
 }
 
+// Upstream's definition: the open check, then UnmapMemoryToGPU of the address.
 HSAKMT_STATUS UnmapGraphicHandle(Context* ctx, HSAuint32 /*NodeId*/, HSAuint64 FlatMemoryAddress,
                                  HSAuint64 /*SizeInBytes*/) {
   return UnmapMemoryToGpu(ctx, reinterpret_cast<void*>(static_cast<uintptr_t>(FlatMemoryAddress)));
@@ -199,7 +202,11 @@ HSAKMT_STATUS SvmGetAttr(Context* ctx, void* start_addr, HSAuint64 size, unsigne
 
 HSAKMT_STATUS SetXnackMode(Context* ctx, HSAint32 enable) {
   if (ctx == nullptr) return kNoContext;
-  return hke::api::ToHsakmt(hke::memory::SetXnack(*ctx, enable));
+  const hke::Status s = hke::memory::SetXnack(*ctx, enable);
+  // The kernel refuses a change while the process has queues (EBUSY);
+  // upstream answers ERROR there, and so do we (the diagnostic keeps EBUSY).
+  if (s.is_errno(hke::err::kEBUSY)) return HSAKMT_STATUS_ERROR;
+  return hke::api::ToHsakmt(s);
 }
 
 HSAKMT_STATUS GetXnackMode(Context* ctx, HSAint32* enable) {

@@ -41,7 +41,9 @@
 // malformed HSA_OVERRIDE_GFX_VERSION[_<node>].
 //
 // Status rules (upstream's): the getters check a NULL output first, then
-// the open check (KERNEL_IO_CHANNEL_NOT_OPENED); Acquire checks open first.
+// the open check (KERNEL_IO_CHANNEL_NOT_OPENED); Acquire checks open first;
+// Release too, except in a forked child that has not reopened, where it
+// drops the inherited snapshot and succeeds (upstream's answer).
 // A Ctx call with a NULL or dead context is INVALID_PARAMETER before all.
 // A node id without a snapshot or beyond NumNodes is INVALID_NODE_UNIT; a
 // count above what the node has is INVALID_PARAMETER (also for memory
@@ -557,8 +559,11 @@ HSAKMT_STATUS AcquireSystemProperties(Context* ctx, HsaSystemProperties* SystemP
 }
 
 HSAKMT_STATUS ReleaseSystemProperties(Context* ctx) {
-  HSAKMT_STATUS r = OpenCheck(ctx);
-  if (r != HSAKMT_STATUS_SUCCESS) return r;
+  if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+  const Status s = device::CheckOpen(*ctx);
+  // A forked child releases the snapshot it inherited with SUCCESS, as
+  // upstream does: dropping it is local, nothing reaches the kernel.
+  if (!s.ok() && !s.is_api(HKE_STATUS_FORKED_CHILD)) return ToHsakmt(s);
   LockGuard g(ctx->topology_lock());
   Topology(*ctx).Drop();
   return HSAKMT_STATUS_SUCCESS;

@@ -158,8 +158,13 @@ Status Close(Context& ctx) {
   DeviceState& d = ctx.device();
   if (d.open_count == 0) return FailedPrecondition();
   if (d.forked || (d.kfd_fd >= 0 && ProcessChanged(ctx))) {
+    // A forked child drops a reference it inherited (upstream's child
+    // counts them down too). Nothing reaches the kernel; the last one closes
+    // the child's copies of the descriptors (releasing nothing of the
+    // parent's) so the child's next open starts afresh.
     d.forked = true;
-    return ForkedChild();
+    if (--d.open_count == 0) ResetInherited(ctx);
+    return Status::Ok();
   }
   if (--d.open_count == 0) {
     Status s = ctx.platform().Close(&d.kfd_fd);

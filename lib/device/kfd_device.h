@@ -11,7 +11,9 @@
 //    descriptor (EBADF). A process-id change or an EBADF reply marks the
 //    context forked: every device call then returns FORKED_CHILD until the
 //    child opens again, which forgets the inherited state without issuing
-//    any ioctl on inherited descriptors, and opens afresh.
+//    any ioctl on inherited descriptors, and opens afresh. A close in the
+//    child succeeds and counts the inherited references down (upstream's
+//    answer); the last one forgets the inherited state the same way.
 //  - Discovery-only contexts count opens but never open /dev/kfd.
 //  - Render nodes (/dev/dri/renderD<minor>) are opened on demand by the
 //    topology (a GPU whose node cannot be opened is hidden), at most
@@ -42,8 +44,9 @@ enum class OpenResult : uint8_t { kOpened, kAlreadyOpen };
 // descriptor stays open and the reference count is as before.
 Status Open(Context& ctx, OpenResult* out_result);
 
-// Drops one reference. FAILED_PRECONDITION when not open; FORKED_CHILD in a
-// forked child (the child must reopen first).
+// Drops one reference. FAILED_PRECONDITION when not open. In a forked child
+// it drops an inherited reference without any ioctl; the last one closes
+// the inherited descriptors (as a reopen would), so the device is closed.
 Status Close(Context& ctx);
 
 // Releases everything regardless of the reference count (context teardown).

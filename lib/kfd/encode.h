@@ -207,7 +207,7 @@ Status DecodeCreateQueue(const CreateQueueArgs& sent, const CreateQueueArgs& rep
 
 struct QueueUpdate {
   uint32_t queue_id;
-  uint64_t ring_base;  // 0 together with percentage 0 disables the queue
+  uint64_t ring_base;  // 0 disables the queue (as percentage 0 does)
   uint32_t ring_size;  // power of two >= 1024, or 0 with ring_base 0
   uint32_t percentage;
   uint32_t priority;

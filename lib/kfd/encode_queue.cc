@@ -84,8 +84,9 @@ Status EncodeUpdateQueue(const QueueUpdate& req, UpdateQueueArgs* out) {
   if (out == nullptr) return InvalidArgument();
   if (req.queue_id >= kMaxQueuesPerProcess) return InvalidArgument();
   if (req.ring_base == 0) {
-    // A disabled queue: no ring and no share of the hardware.
-    if (req.ring_size != 0 || (req.percentage & 0xFFu) != 0) return InvalidArgument();
+    // "Disable this queue" (the kernel's reading of a NULL ring, at any
+    // percentage): no ring, so no size either.
+    if (req.ring_size != 0) return InvalidArgument();
   } else {
     if (!ValidRingSize(req.ring_size)) return InvalidArgument();
     if (!RangeFits(req.ring_base, req.ring_size)) return Overflow();

@@ -303,10 +303,13 @@ Status CheckPercentage(Context& ctx, uint32_t p) {
   return Status::Ok();
 }
 
-Status RingError(Context& ctx, Status s) {
+Status RingError(Context& ctx, Status s, bool update) {
   return ctx.diag().Error(s, kArea,
-                          "queue ring: the address must be non-null and 256-byte aligned, the "
-                          "size a power of two from 1 KiB to 2 GiB");
+                          update ? "queue ring: the address must be 256-byte aligned, the size a "
+                                   "power of two from 1 KiB to 2 GiB; a NULL ring (size 0) "
+                                   "disables the queue"
+                                 : "queue ring: the address must be non-null and 256-byte "
+                                   "aligned, the size a power of two from 1 KiB to 2 GiB");
 }
 
 }  // namespace
@@ -329,7 +332,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   }
   HKE_RETURN_IF_ERROR(CheckPercentage(ctx, args.percentage));
   s = CheckRing(args.ring_va, args.ring_size, false);
-  if (!s.ok()) return RingError(ctx, s);
+  if (!s.ok()) return RingError(ctx, s, false);
   if (kfd_type == kfd::kQueueTypeComputeAql &&
       (args.aql_read_ptr == 0 || args.aql_write_ptr == 0 || (args.aql_read_ptr & 7u) != 0 ||
        (args.aql_write_ptr & 7u) != 0)) {
@@ -337,10 +340,10 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
                             "an AQL queue needs 8-byte aligned read and write pointers in "
                             "QueueResource");
   }
-  if (kfd_type != kfd::kQueueTypeSdmaByEngId && args.sdma_engine_id != 0) {
-    return ctx.diag().Error(InvalidArgument(), kArea,
-                            "an SDMA engine id is only meaningful for SDMA_BY_ENG_ID queues");
-  }
+  // The engine id means something only for SDMA_BY_ENG_ID; the kernel
+  // ignores it otherwise (the runtime passes -1 on SDMA and xGMI SDMA
+  // queues), so it is ignored here and not sent.
+  const uint32_t engine_id = kfd_type == kfd::kQueueTypeSdmaByEngId ? args.sdma_engine_id : 0u;
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   HKE_RETURN_IF_ERROR(api::EnsureTopologyAndVm(ctx));
 
@@ -422,7 +425,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   req.ring_size = static_cast<uint32_t>(args.ring_size);
   req.percentage = args.percentage;
   req.priority = priority;
-  req.sdma_engine_id = args.sdma_engine_id;
+  req.sdma_engine_id = engine_id;
   if (kfd_type == kfd::kQueueTypeComputeAql) {
     req.read_ptr = args.aql_read_ptr;
     req.write_ptr = args.aql_write_ptr;
@@ -481,8 +484,10 @@ Status Update(Context& ctx, uint64_t queue_id, uint32_t percentage, int64_t prio
     return ctx.diag().Error(InvalidArgument(), kArea, "queue priority must be within -3..3");
   }
   HKE_RETURN_IF_ERROR(CheckPercentage(ctx, percentage));
+  // A NULL ring of size 0 disables the queue (at any percentage, as
+  // percentage 0 does); an update with a ring enables it again.
   Status s = CheckRing(ring_va, ring_size, true);
-  if (!s.ok()) return RingError(ctx, s);
+  if (!s.ok()) return RingError(ctx, s, true);
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   LockGuard lock(ctx.queues_lock());
   QueueSlot* qs = nullptr;

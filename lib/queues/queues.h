@@ -39,12 +39,17 @@
 //    at most 4 GiB: the kernel silently rounds smaller rings up to 1 KiB and
 //    would write past a smaller buffer), the type, the priority (-3..3,
 //    mapped to the kernel's 0..15 by PriorityToKfd), the percentage (low
-//    byte at most 100, bits 8-15 a PM4 target XCC), the SDMA engine id
-//    (below the node's SDMA + xGMI SDMA engines), the node (a GPU), the
-//    AQL pointers, the queue capacity.
+//    byte at most 100, bits 8-15 a PM4 target XCC), the SDMA engine id of
+//    an SDMA_BY_ENG_ID queue (below the node's SDMA + xGMI SDMA engines;
+//    other types ignore the id and send 0, as the kernel ignores it), the
+//    node (a GPU), the AQL pointers, the queue capacity.
 //  - A failed create leaves nothing behind: every buffer allocated for it is
 //    freed, the doorbell mapping is dropped when it was made for it, the
 //    slot returns to the free list with its generation advanced.
+//  - Update sends the new ring, percentage and priority; a NULL ring of
+//    size 0 disables the queue (at any percentage, as percentage 0 does:
+//    the kernel's QUEUE_IS_ACTIVE), and a later update with a ring enables
+//    it again. A NULL ring with a nonzero size is refused.
 //  - Destroy issues DESTROY_QUEUE first; when the kernel refuses, nothing is
 //    released and the handle stays valid (the call can be retried).
 //  - The last hsaKmtCloseKFD destroys every live queue before events and
@@ -125,7 +130,8 @@ bool PriorityToKfd(int64_t priority, uint32_t* out);
 Status TypeToKfd(uint32_t hsa_type, bool ext, uint32_t* out);
 
 // Ring checks made before CREATE/UPDATE_QUEUE (see the file comment).
-// A null ring with size 0 is allowed only when `allow_disable` (Update).
+// A null ring with size 0 is allowed only when `allow_disable` (Update:
+// "disable this queue"); a null ring with a size is refused either way.
 Status CheckRing(uint64_t address, uint64_t size, bool allow_disable);
 
 // Doorbells: bytes per doorbell and of a node's mapping.
@@ -206,7 +212,7 @@ struct CreateArgs {
   bool ext;                // hsaKmtCreateQueueExt (SDMA_BY_ENG_ID allowed)
   uint32_t percentage;
   int64_t priority;        // HSA_QUEUE_PRIORITY
-  uint32_t sdma_engine_id;
+  uint32_t sdma_engine_id;  // SDMA_BY_ENG_ID only; ignored for other types
   uint64_t ring_va;
   uint64_t ring_size;
   const HsaEvent* event;   // optional: the queue error event

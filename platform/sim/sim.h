@@ -151,6 +151,8 @@ KFDSIM_API int kfdsim_step_queues(kfdsim_t* sim, uint64_t* packets_done);
 #define KFDSIM_QUEUE_PENDING 1u  /* the doorbell announced packets not yet run */
 #define KFDSIM_QUEUE_WAITING 2u  /* stalled: POLL_REGMEM, barrier, partial packet */
 #define KFDSIM_QUEUE_ERROR 3u    /* stopped by a queue error; never runs again */
+#define KFDSIM_QUEUE_DISABLED 4u /* inactive after UPDATE_QUEUE (no ring or percentage 0):
+                                    its doorbell is ignored until an update enables it */
 
 typedef struct kfdsim_queue_info {
   uint32_t struct_size;    /* sizeof(kfdsim_queue_info), set by the caller */

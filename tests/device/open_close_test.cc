@@ -237,7 +237,7 @@ TEST_CASE("a process-id change marks the context forked until the child reopens"
   const int inherited = f.fake.open_fds.at(0);
   f.fake.pid = 2000;  // now running in the child
   CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
-  CHECK(hke::device::Close(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
+  CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
 
   f.fake.calls.clear();
   REQUIRE(hke::device::Open(f.impl(), &r).ok());
@@ -245,6 +245,34 @@ TEST_CASE("a process-id change marks the context forked until the child reopens"
   CHECK(f.fake.IoctlsOnFd(inherited) == 0);  // nothing sent on the parent's descriptor
   CHECK(f.impl().device().kfd_fd != inherited);
   CHECK(hke::device::CheckOpen(f.impl()).ok());
+}
+
+TEST_CASE("a forked child's close drops an inherited reference without any ioctl; the last one closes the inherited descriptors and the child opens afresh") {
+  Fixture f;
+  f.Init();
+  hke::device::OpenResult r;
+  REQUIRE(hke::device::Open(f.impl(), &r).ok());
+  REQUIRE(hke::device::Open(f.impl(), &r).ok());  // two references, as upstream counts them
+  const int inherited = f.fake.open_fds.at(0);
+  f.fake.pid = 2000;  // now running in the child
+  f.fake.calls.clear();
+  CHECK(hke::device::Close(f.impl()).ok());
+  CHECK(f.fake.Count("ioctl") == 0);
+  CHECK(f.fake.Count("close") == 0);  // one inherited reference left
+  CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
+  CHECK(hke::device::Close(f.impl()).ok());
+  CHECK(f.fake.Count("ioctl") == 0);
+  CHECK(f.fake.IoctlsOnFd(inherited) == 0);
+  CHECK(f.fake.open_fds.empty());  // the child's copy of the descriptor is closed (no ioctl)
+  CHECK(hke::device::Close(f.impl()) == hke::FailedPrecondition());  // nothing left to close
+  CHECK(hke::device::CheckOpen(f.impl()) == hke::FailedPrecondition());
+
+  REQUIRE(hke::device::Open(f.impl(), &r).ok());
+  CHECK(r == hke::device::OpenResult::kOpened);
+  CHECK(f.fake.Count("ioctl") == 1);  // the child's own GET_VERSION
+  CHECK(f.impl().device().kfd_fd != inherited);
+  CHECK(hke::device::CheckOpen(f.impl()).ok());
+  CHECK(hke::device::Close(f.impl()).ok());
 }
 
 TEST_CASE("EBADF from the kernel marks the context forked and returns a distinct status") {

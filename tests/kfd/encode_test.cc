@@ -492,16 +492,24 @@ TEST_CASE("create-queue decoder requires a doorbell offset of the same gpu") {
   CHECK(out.untouched());
 }
 
-TEST_CASE("update-queue encoder allows disabling and rejects bad rings") {
+TEST_CASE("update-queue encoder allows disabling at any percentage and rejects bad rings") {
   k::UpdateQueueArgs a{};
   CHECK(k::EncodeUpdateQueue({3, 0, 0, 0, 0}, &a).ok());
+  // A NULL ring disables the queue whatever the percentage (the kernel's
+  // reading; a conformance suite disables with percentage 100).
+  REQUIRE(k::EncodeUpdateQueue({3, 0, 0, 100, 7}, &a).ok());
+  CHECK(a.ring_base_address == 0);
+  CHECK(a.ring_size == 0);
+  CHECK(a.queue_percentage == 100);
+  CHECK(a.queue_priority == 7);
   CHECK(k::EncodeUpdateQueue({3, 0x10000, 1024, 100, 15}, &a).ok());
   Poisoned<k::UpdateQueueArgs> out;
   CHECK(IsApi(k::EncodeUpdateQueue({3, 0x10000, 1000, 100, 15}, &out.v),
               HKE_STATUS_INVALID_ARGUMENT));
   CHECK(IsApi(k::EncodeUpdateQueue({3, 0x10000, 1024, 100, 16}, &out.v),
               HKE_STATUS_INVALID_ARGUMENT));
-  CHECK(IsApi(k::EncodeUpdateQueue({3, 0, 0, 50, 0}, &out.v), HKE_STATUS_INVALID_ARGUMENT));
+  // No ring, but a size: ambiguous, refused.
+  CHECK(IsApi(k::EncodeUpdateQueue({3, 0, 4096, 50, 0}, &out.v), HKE_STATUS_INVALID_ARGUMENT));
   CHECK(out.untouched());
 }
 

@@ -177,8 +177,6 @@ TEST_CASE("bad rings, priorities, percentages, types and engine ids are refused 
                              p.NumSdmaEngines + p.NumSdmaXgmiEngines, ring, 4096, nullptr,
                              &r) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(b.LastDiag().find("engine") != std::string::npos);
-  CHECK(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, 1, ring, 4096,
-                             nullptr, &r) == HSAKMT_STATUS_INVALID_PARAMETER);
   Aql ptrs;
   HsaQueueResource ra{};
   ra.Queue_read_ptr_aql = nullptr;
@@ -501,4 +499,140 @@ TEST_CASE("queues on every GPU of the captured mixed gfx906/gfx1102/gfx1032 box 
 TEST_CASE("queues on the captured MI300X CPX box: gfx942 AQL queues get no EOP buffer") {
   SimBoard b("mi300x-8gpu-cpx", nullptr);
   EveryGpuNode(b);
+}
+
+TEST_CASE("SetXNACKMode while a queue exists is ERROR, as upstream, and the diagnostic keeps EBUSY") {
+  SimBoard b(nullptr, "datacenter-4gpu");  // gfx90a: XNACK can change per process
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  REQUIRE(hsaKmtSetXNACKMode(1) == HSAKMT_STATUS_SUCCESS);  // no queue yet: it changes
+  void* ring = queuetest::Gtt(node, 4096);
+  HsaQueueResource r{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  b.ClearTrace();
+  CHECK(hsaKmtSetXNACKMode(0) == HSAKMT_STATUS_ERROR);
+  CHECK(Count(b.Ioctls(), "SET_XNACK_MODE!") == 1);  // the kernel refused it
+  CHECK(b.LastDiagStatus() == hke::Status::Errno(EBUSY).raw());
+  CHECK(b.LastDiag().find("queue") != std::string::npos);
+  HSAint32 mode = -1;
+  REQUIRE(hsaKmtGetXNACKMode(&mode) == HSAKMT_STATUS_SUCCESS);  // a query is never refused
+  CHECK(mode == 1);
+  REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtSetXNACKMode(0) == HSAKMT_STATUS_SUCCESS);  // no queue left
+  REQUIRE(hsaKmtGetXNACKMode(&mode) == HSAKMT_STATUS_SUCCESS);
+  CHECK(mode == 0);
+}
+
+namespace {
+
+// The CREATE_QUEUE requests traced since the last ClearTrace, as the
+// kernel's structure.
+std::vector<k::CreateQueueArgs> CreateRequests(SimBoard& b) {
+  std::vector<k::CreateQueueArgs> out;
+  for (const auto& bytes : b.Args("CREATE_QUEUE")) {
+    REQUIRE(bytes.size() >= sizeof(k::CreateQueueArgs));
+    k::CreateQueueArgs a{};
+    std::memcpy(&a, bytes.data(), sizeof(a));
+    out.push_back(a);
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("CreateQueueExt takes any SDMA engine id for queue types other than SDMA_BY_ENG_ID and sends none, as the kernel ignores it") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  REQUIRE(Props(node).NumSdmaXgmiEngines > 0);
+  // The runtime passes -1 (its "no recommended engine") on SDMA and xGMI
+  // SDMA queues; any other value is ignored the same way.
+  struct Case {
+    HSA_QUEUE_TYPE type;
+    uint32_t engine;
+    uint32_t kfd_type;
+  };
+  const Case cases[] = {
+      {HSA_QUEUE_SDMA, 0xFFFFFFFFu, k::kQueueTypeSdma},
+      {HSA_QUEUE_SDMA_XGMI, 0xFFFFFFFFu, k::kQueueTypeSdmaXgmi},
+      {HSA_QUEUE_SDMA, 1u, k::kQueueTypeSdma},
+      {HSA_QUEUE_COMPUTE, 5u, k::kQueueTypeCompute},
+  };
+  for (const Case& c : cases) {
+    CAPTURE(c.type);
+    CAPTURE(c.engine);
+    void* ring = queuetest::Gtt(node, 4096);
+    HsaQueueResource r{};
+    b.ClearTrace();
+    REQUIRE(hsaKmtCreateQueueExt(node, c.type, 100, HSA_QUEUE_PRIORITY_MAXIMUM, c.engine, ring, 4096,
+                                 nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+    const std::vector<k::CreateQueueArgs> sent = CreateRequests(b);
+    REQUIRE(sent.size() == 1);
+    CHECK(sent[0].queue_type == c.kfd_type);
+    CHECK(sent[0].sdma_engine_id == 0);
+    CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  }
+  // SDMA_BY_ENG_ID still sends its engine, and still checks it.
+  const HsaNodeProperties p = Props(node);
+  void* ring = queuetest::Gtt(node, 4096);
+  HsaQueueResource r{};
+  b.ClearTrace();
+  REQUIRE(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA_BY_ENG_ID, 100, HSA_QUEUE_PRIORITY_NORMAL,
+                               p.NumSdmaEngines, ring, 4096, nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  const std::vector<k::CreateQueueArgs> sent = CreateRequests(b);
+  REQUIRE(sent.size() == 1);
+  CHECK(sent[0].sdma_engine_id == p.NumSdmaEngines);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtCreateQueueExt(node, HSA_QUEUE_SDMA_BY_ENG_ID, 100, HSA_QUEUE_PRIORITY_NORMAL,
+                             0xFFFFFFFFu, ring, 4096, nullptr, &r) ==
+        HSAKMT_STATUS_INVALID_PARAMETER);
+}
+
+TEST_CASE("UpdateQueue with a NULL ring of size 0 disables a PM4, AQL or SDMA queue at any percentage; an update with its ring enables it again") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  for (HSA_QUEUE_TYPE type : {HSA_QUEUE_COMPUTE, HSA_QUEUE_COMPUTE_AQL, HSA_QUEUE_SDMA}) {
+    CAPTURE(type);
+    void* ring = queuetest::Gtt(node, 4096);
+    Aql ptrs;
+    HsaQueueResource r{};
+    if (type == HSA_QUEUE_COMPUTE_AQL) {
+      REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
+    } else {
+      REQUIRE(hsaKmtCreateQueue(node, type, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr,
+                                &r) == HSAKMT_STATUS_SUCCESS);
+    }
+    uint32_t kid = 0;
+    REQUIRE(q::KernelQueueId(hke_default_context()->impl, r.QueueId, &kid).ok());
+    auto state = [&] {
+      kfdsim_queue_info info{};
+      info.struct_size = sizeof(info);
+      REQUIRE(kfdsim_queue_status(b.sim(), kid, &info, nullptr, 0) == 0);
+      return info.state;
+    };
+    b.ClearTrace();
+    // As a conformance suite written for upstream disables a queue.
+    REQUIRE(hsaKmtUpdateQueue(r.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, nullptr, 0, nullptr) ==
+            HSAKMT_STATUS_SUCCESS);
+    CHECK(state() == KFDSIM_QUEUE_DISABLED);
+    REQUIRE(hsaKmtUpdateQueue(r.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr) ==
+            HSAKMT_STATUS_SUCCESS);
+    CHECK(state() == KFDSIM_QUEUE_IDLE);
+    const auto sent = b.Args("UPDATE_QUEUE");
+    REQUIRE(sent.size() == 2);
+    k::UpdateQueueArgs off{}, on{};
+    REQUIRE(sent[0].size() >= sizeof(off));
+    REQUIRE(sent[1].size() >= sizeof(on));
+    std::memcpy(&off, sent[0].data(), sizeof(off));
+    std::memcpy(&on, sent[1].data(), sizeof(on));
+    CHECK(off.ring_base_address == 0);
+    CHECK(off.ring_size == 0);
+    CHECK(off.queue_percentage == 100);
+    CHECK(on.ring_base_address == reinterpret_cast<uintptr_t>(ring));
+    CHECK(on.ring_size == 4096);
+    CHECK(on.queue_percentage == 100);
+    CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  }
 }

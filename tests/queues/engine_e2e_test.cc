@@ -344,3 +344,49 @@ TEST_CASE("a kernel dispatch cannot run on the simulator: the queue stops with a
   CHECK(hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtDestroyEvent(error_event) == HSAKMT_STATUS_SUCCESS);
 }
+
+TEST_CASE("a queue disabled by UpdateQueue(NULL, 0) runs nothing its doorbell announces until UpdateQueue gives its ring back") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  // Manual stepping: "nothing ran" is a fact, not a timeout.
+  REQUIRE(kfdsim_set_engine_mode(b.sim(), KFDSIM_ENGINES_MANUAL) == 0);
+  auto step = [&] {
+    uint64_t n = 0;
+    REQUIRE(kfdsim_step_queues(b.sim(), &n) == 0);
+    return n;
+  };
+  for (HSA_QUEUE_TYPE type : {HSA_QUEUE_SDMA, HSA_QUEUE_COMPUTE}) {
+    CAPTURE(type);
+    auto* buf = static_cast<uint32_t*>(Gtt(node, 4096));
+    void* ring = Gtt(node, 4096);
+    HsaQueueResource q{};
+    REQUIRE(hsaKmtCreateQueue(node, type, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr,
+                              &q) == HSAKMT_STATUS_SUCCESS);
+    Ring r{static_cast<volatile uint32_t*>(ring), 4096};
+    auto submit = [&](uint32_t value) {
+      if (type == HSA_QUEUE_SDMA) {
+        SdmaFence(r, reinterpret_cast<uintptr_t>(buf), value);
+        Ring64(q, r.wptr);
+      } else {
+        Pm4WriteData(r, reinterpret_cast<uintptr_t>(buf), value);
+        Ring64(q, r.wptr / 4);
+      }
+    };
+    submit(1);
+    CHECK(step() == 1);
+    CHECK(__atomic_load_n(buf, __ATOMIC_ACQUIRE) == 1u);
+
+    REQUIRE(hsaKmtUpdateQueue(q.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, nullptr, 0, nullptr) ==
+            HSAKMT_STATUS_SUCCESS);
+    submit(2);
+    CHECK(step() == 0);
+    CHECK(__atomic_load_n(buf, __ATOMIC_ACQUIRE) == 1u);
+
+    REQUIRE(hsaKmtUpdateQueue(q.QueueId, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, nullptr) ==
+            HSAKMT_STATUS_SUCCESS);
+    CHECK(step() == 1);
+    CHECK(__atomic_load_n(buf, __ATOMIC_ACQUIRE) == 2u);
+    CHECK(hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS);
+  }
+}

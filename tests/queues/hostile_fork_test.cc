@@ -142,3 +142,51 @@ TEST_CASE("a forked child cannot use the parent's queues: its handles are refuse
   CHECK(queuetest::QStats().live == 1);
   CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
 }
+
+TEST_CASE("a forked child that has not reopened releases the topology and closes with SUCCESS, sends nothing to the kernel, and can open again; the parent's objects stay") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_KERNEL_ALREADY_OPENED);  // two references
+  const uint32_t node = FirstGpuNode();
+  void* ring = queuetest::Gtt(node, 4096);
+  HsaQueueResource r{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  const uint32_t parent_objects = b.Stats().live_objects;
+  REQUIRE(kfdsim_set_engine_mode(b.sim(), KFDSIM_ENGINES_MANUAL) == 0);  // see the test above
+  const pid_t pid = fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    kfdsim_reset_process(b.sim());  // a new process for the kernel
+    b.ClearTrace();
+    int bad = 0;
+    // How a test framework written for upstream tears down in the child.
+    if (hsaKmtReleaseSystemProperties() != HSAKMT_STATUS_SUCCESS) bad |= 1;
+    if (hsaKmtCloseKFD() != HSAKMT_STATUS_SUCCESS) bad |= 2;
+    if (hsaKmtCloseKFD() != HSAKMT_STATUS_SUCCESS) bad |= 4;  // the second inherited reference
+    if (hsaKmtCloseKFD() != HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED) bad |= 8;
+    if (!b.Ioctls().empty()) bad |= 16;  // nothing of the parent's was touched
+    // And the child can start over.
+    if (hsaKmtOpenKFD() != HSAKMT_STATUS_SUCCESS) bad |= 32;
+    HsaSystemProperties sys{};
+    if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) bad |= 64;
+    void* mem = nullptr;
+    HsaMemFlags f{};
+    f.ui32.HostAccess = 1;
+    f.ui32.NonPaged = 1;
+    if (hsaKmtAllocMemory(0, 4096, f, &mem) != HSAKMT_STATUS_SUCCESS) bad |= 128;
+    if (hsaKmtDestroyQueue(r.QueueId) != HSAKMT_STATUS_INVALID_HANDLE) bad |= 256;
+    if (hsaKmtCloseKFD() != HSAKMT_STATUS_SUCCESS) bad |= 512;
+    _exit(bad);
+  }
+  int st = 0;
+  REQUIRE(waitpid(pid, &st, 0) == pid);
+  REQUIRE(WIFEXITED(st));
+  CHECK(WEXITSTATUS(st) == 0);
+  // The parent's open, queue and memory are as they were.
+  CHECK(b.Stats().live_objects == parent_objects);
+  CHECK(queuetest::QStats().live == 1);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+}

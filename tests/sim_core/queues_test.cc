@@ -197,6 +197,11 @@ TEST_CASE("sim SET_XNACK_MODE queries, refuses changes with queues, and needs ca
   REQUIRE(one.Io(k::kIocCreateQueue, &q) == 0);
   x.xnack_enabled = 0;
   CHECK(one.Io(k::kIocSetXnackMode, &x) == EBUSY);
+  x.xnack_enabled = 1;  // the kernel checks for queues before comparing modes
+  CHECK(one.Io(k::kIocSetXnackMode, &x) == EBUSY);
+  x.xnack_enabled = -1;  // a query is answered
+  CHECK(one.Io(k::kIocSetXnackMode, &x) == 0);
+  CHECK(x.xnack_enabled == 1);
 
   Sim two(TwoGpuBoard());  // gfx1030 cannot do XNACK per process
   x.xnack_enabled = 1;
@@ -248,6 +253,54 @@ TEST_CASE("sim RingDoorbell hands the queue and its doorbell value to the hook")
   CHECK(log.last.ring_size == 0x10000);
   CHECK(s.sim->RingDoorbell(99) == EINVAL);
   munmap(page, 8192);
+}
+
+TEST_CASE("sim UPDATE_QUEUE with a NULL ring of size 0 disables a queue of every type; a ring enables it again") {
+  Sim s(TwoGpuBoard());
+  s.AcquireAll();
+  for (uint32_t type : {k::kQueueTypeCompute, k::kQueueTypeComputeAql, k::kQueueTypeSdma,
+                        k::kQueueTypeSdmaXgmi}) {
+    CAPTURE(type);
+    k::CreateQueueArgs q = QueueArgs(kGpuA, type);
+    q.ctx_save_restore_address = 0x7f200000ull;  // compute queues: a wave state to ask for
+    q.ctx_save_restore_size = 0x10000;
+    q.ctl_stack_size = 0x1000;
+    REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
+    void* page = nullptr;
+    REQUIRE(s.sim->Mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, s.kfd,
+                        q.doorbell_offset & ~0x1FFFull, &page) == 0);
+    static_cast<volatile uint64_t*>(page)[(q.doorbell_offset & 0x1FFF) / 8] = 7;
+    HookLog log;
+    s.sim->SetQueueHook(HookLog::Fn, &log);
+
+    k::UpdateQueueArgs u{};
+    u.queue_id = q.queue_id;
+    u.queue_percentage = 100;  // a NULL ring disables whatever the percentage
+    u.queue_priority = 7;
+    REQUIRE(s.Io(k::kIocUpdateQueue, &u) == 0);
+    kfdsim::Simulator::QueueStatus st;
+    REQUIRE(s.sim->GetQueueStatus(q.queue_id, &st) == 0);
+    CHECK(st.state == kfdsim::Simulator::kQueueStateDisabled);
+    CHECK(s.sim->RingDoorbell(q.queue_id) == 0);
+    CHECK(log.calls == 0);  // the doorbell of a disabled queue is ignored
+    const bool compute = type == k::kQueueTypeCompute || type == k::kQueueTypeComputeAql;
+    k::GetQueueWaveStateArgs w{};
+    w.queue_id = q.queue_id;
+    if (compute) CHECK(s.Io(k::kIocGetQueueWaveState, &w) == EINVAL);  // not active
+
+    u.ring_base_address = q.ring_base_address;
+    u.ring_size = q.ring_size;
+    REQUIRE(s.Io(k::kIocUpdateQueue, &u) == 0);
+    REQUIRE(s.sim->GetQueueStatus(q.queue_id, &st) == 0);
+    CHECK(st.state == kfdsim::Simulator::kQueueStatePending);  // the doorbell said 7
+    CHECK(s.sim->RingDoorbell(q.queue_id) == 0);
+    CHECK(log.calls == 1);
+    CHECK(log.last.doorbell_value == 7);
+    CHECK(log.last.ring_base_address == q.ring_base_address);
+    if (compute) CHECK(s.Io(k::kIocGetQueueWaveState, &w) == 0);
+    s.sim->SetQueueHook(nullptr, nullptr);
+    munmap(page, 8192);
+  }
 }
 
 }  // namespace

@@ -214,6 +214,18 @@ class Engines {
     return r;
   }
 
+  // UPDATE_QUEUE: a new ring (0 and size 0 disable the queue), percentage
+  // and priority 7.
+  int UpdateQueue(uint32_t id, uint64_t ring_va, uint32_t ring_size, uint32_t percentage) {
+    k::UpdateQueueArgs u{};
+    u.queue_id = id;
+    u.ring_base_address = ring_va;
+    u.ring_size = ring_size;
+    u.queue_percentage = percentage;
+    u.queue_priority = 7;
+    return Io(k::kIocUpdateQueue, &u);
+  }
+
   int DestroyQueue(uint32_t id) {
     k::DestroyQueueArgs d{};
     d.queue_id = id;

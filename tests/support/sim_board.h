@@ -135,6 +135,11 @@ class SimBoard {
     std::lock_guard<std::mutex> g(mu_);
     return diags_.empty() ? std::string() : diags_.back();
   }
+  // The status the last diagnostics record carried (0 when there is none).
+  hke_status_t LastDiagStatus() {
+    std::lock_guard<std::mutex> g(mu_);
+    return diag_statuses_.empty() ? hke_status_t{0} : diag_statuses_.back();
+  }
 
  private:
   static void OnTrace(void* user, const char* line, size_t length) {
@@ -146,6 +151,7 @@ class SimBoard {
     auto* b = static_cast<SimBoard*>(user);
     std::lock_guard<std::mutex> g(b->mu_);
     b->diags_.push_back(std::string(r->area) + ": " + r->message);
+    b->diag_statuses_.push_back(r->status);
   }
 
   kfdsim_t* sim_ = nullptr;
@@ -153,6 +159,7 @@ class SimBoard {
   std::mutex mu_;
   std::vector<std::string> trace_;
   std::vector<std::string> diags_;
+  std::vector<hke_status_t> diag_statuses_;
 };
 
 inline HsaMemFlags Flags() {

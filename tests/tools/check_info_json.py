@@ -39,7 +39,7 @@ HEAP_TYPES = {
 }
 BANK = {"heap_type": str, "heap_type_id": int, "size": int, "width": int,
         "mem_clock_max_mhz": int, "virtual_base": int}
-CACHE = {"level": int, "type": list, "type_bits": int, "size_kb": int, "line_size": int,
+CACHE = {"level": int, "type": list, "type_bits": int, "size": int, "line_size": int,
          "processor_id_low": int, "associativity": int, "latency": int}
 CACHE_TYPE_BITS = {"data": 1, "instruction": 2, "cpu": 4, "hsacu": 8}
 LINK = {"type": str, "type_id": int, "from": int, "to": int, "weight": int,

@@ -229,7 +229,8 @@ def check_tree(c, doc, tree):
                     continue
                 cw = "%s cache %d" % (w, j)
                 c.eq(cw + " level", cache["level"], cp.get("level", 0))
-                c.eq(cw + " size", cache["size_kb"], cp.get("size", 0))
+                # The KFD's cache files give KiB; the JSON gives bytes.
+                c.eq(cw + " size", cache["size"], cp.get("size", 0) * 1024)
                 c.eq(cw + " line size", cache["line_size"], cp.get("cache_line_size", 0))
                 c.eq(cw + " type", cache["type_bits"], cp.get("type", 0))
                 c.eq(cw + " processor_id_low", cache["processor_id_low"],

@@ -139,6 +139,16 @@ std::string CallFailed(const std::string& call, HSAKMT_STATUS s) {
 // A node with SIMDs is a GPU agent (an APU's combined node included).
 bool IsGpu(const HsaNodeProperties& p) { return p.NumFComputeCores != 0; }
 
+// A cache's size in bytes. HsaCacheProperties.CacheSize is in KiB for the
+// caches the KFD lists (GPU nodes) and in bytes for the CPU caches the
+// library reads from /sys/devices/system/cpu on a node without a KFD GPU
+// (upstream's units; rocminfo prints both as KB). A CPU node whose caches
+// the KFD itself lists (an old APU's ACPI CRAT) would be misread as bytes:
+// the API does not say where a cache came from.
+uint64_t CacheBytes(const HsaNodeProperties& p, const HsaCacheProperties& c) {
+  return p.KFDGpuID == 0 ? uint64_t{c.CacheSize} : uint64_t{c.CacheSize} << 10;
+}
+
 struct NodeInfo {
   HsaNodeProperties props{};
   std::vector<HsaMemoryProperties> mem;
@@ -441,17 +451,19 @@ void PrintText(const std::string& source, const SystemInfo& info) {
 
     // Caches: identical ones (level, type, size, line) are counted together.
     std::printf("  Caches (%zu):\n", ni.caches.size());
-    std::vector<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>> order;
-    std::map<std::tuple<uint32_t, uint32_t, uint32_t, uint32_t>, size_t> count;
+    using CacheKey = std::tuple<uint32_t, uint32_t, uint64_t, uint32_t>;  // level, type, bytes, line
+    std::vector<CacheKey> order;
+    std::map<CacheKey, size_t> count;
     for (const HsaCacheProperties& c : ni.caches) {
-      const auto key = std::make_tuple(c.CacheLevel, c.CacheType.Value, c.CacheSize, c.CacheLineSize);
+      const CacheKey key{c.CacheLevel, c.CacheType.Value, CacheBytes(p, c), c.CacheLineSize};
       if (count[key]++ == 0) order.push_back(key);
     }
     for (const auto& key : order) {
       HsaCacheType t;
       t.Value = std::get<1>(key);
-      std::printf("    L%u %-22s %u KiB, line %u B  x %zu\n", std::get<0>(key),
-                  CacheTypeText(t).c_str(), std::get<2>(key), std::get<3>(key), count[key]);
+      std::printf("    L%u %-22s %s, line %u B  x %zu\n", std::get<0>(key),
+                  CacheTypeText(t).c_str(), Bytes(std::get<2>(key)).c_str(), std::get<3>(key),
+                  count[key]);
     }
 
     std::printf("  IO links (%zu):\n", ni.links.size());
@@ -552,13 +564,13 @@ std::string NodeJson(uint32_t n, const NodeInfo& ni) {
         .U64("virtual_base", m.VirtualBaseAddress)
         .Done();
   }));
-  o.Raw("caches", JsonArray(ni.caches, [](const HsaCacheProperties& c) {
+  o.Raw("caches", JsonArray(ni.caches, [&p](const HsaCacheProperties& c) {
     return JsonObject()
         .U64("level", c.CacheLevel)
         .Raw("type", JsonArray(CacheTypeNames(c.CacheType),
                                [](const char* s) { return JsonString(s); }))
         .U64("type_bits", c.CacheType.Value)
-        .U64("size_kb", c.CacheSize)
+        .U64("size", CacheBytes(p, c))
         .U64("line_size", c.CacheLineSize)
         .U64("processor_id_low", c.ProcessorIdLow)
         .U64("associativity", c.CacheAssociativity)

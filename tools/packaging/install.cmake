@@ -21,9 +21,10 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/packaging/hsakmtConfigVersi
 install(FILES ${CMAKE_BINARY_DIR}/packaging/hsakmtConfig.cmake
   ${CMAKE_BINARY_DIR}/packaging/hsakmtConfigVersion.cmake DESTINATION ${HKE_CMAKE_DIR})
 
-# pkg-config: the static archive is C++ inside, so a C link needs libstdc++
-# for the few runtime pieces it uses; libdrm_amdgpu when the Linux backend
-# was built with it.
+# pkg-config: the archive is C++ compiled without exceptions, RTTI, heap or
+# any other C++-runtime use (tests/gates/no_cxx_runtime_gate.sh), so a C
+# program links it with the C driver and libc; the static line adds only
+# libdrm_amdgpu when the Linux backend was built with it.
 set(HKE_PC_REQUIRES_PRIVATE "")
 if(HKE_HAVE_LIBDRM)
   set(HKE_PC_REQUIRES_PRIVATE "libdrm_amdgpu")

@@ -18,6 +18,12 @@
 // DESTROY of an unknown queue -> EINVAL; UPDATE/SET_CU_MASK/wave state of an
 // unknown queue -> EFAULT (the queue manager's answer); CU mask of 0 bits or
 // not a multiple of 32 -> EINVAL, longer than 1024 bits truncated.
+// UPDATE_QUEUE replaces ring, size (0 clamped to 1024 as on CREATE),
+// percentage and priority; a NULL ring or percentage 0 leaves the queue
+// inactive (the kernel's QUEUE_IS_ACTIVE, Queue::active: "update with a
+// NULL ring address disables the queue"), a later update with a ring and a
+// percentage makes it active again. An inactive queue's doorbell is ignored
+// by the engines and by RingDoorbell; its wave state is EINVAL.
 // Not checked: that ring/EOP/CWSR addresses are backed by BOs (newer
 // kernels validate this).
 //
@@ -208,8 +214,7 @@ int Simulator::IocGetQueueWaveState(IoctlCtx&, void* d) {
   const Queue& q = it->second;
   const bool compute =
       q.view.queue_type == k::kQueueTypeCompute || q.view.queue_type == k::kQueueTypeComputeAql;
-  const bool active = (q.percentage & 0xFF) != 0 && q.view.ring_base_address != 0;
-  if (!compute || !active || q.ctx_save_restore_address == 0) return EINVAL;
+  if (!compute || !q.active() || q.ctx_save_restore_address == 0) return EINVAL;
   // No waves ever run: nothing was saved.
   a->ctl_stack_used_size = 0;
   a->save_area_used_size = 0;
@@ -242,6 +247,7 @@ int Simulator::RingDoorbell(uint32_t queue_id) {
     const Queue& q = it->second;
     const GpuProc& g = gpus_[static_cast<size_t>(q.gpu)];
     if (g.doorbell_map == nullptr) return ENODEV;
+    if (!q.active()) return 0;  // disabled by UPDATE_QUEUE: the doorbell is ignored
     view = q.view;
     if (IsSoc15(q.gpu)) {
       uint64_t v = 0;

@@ -147,8 +147,9 @@ class Simulator {
   // Installs (nullptr clears) the reply tamper; see ReplyTamper and
   // core/tamper.cc. Called without simulator locks held.
   void SetReplyTamper(ReplyTamper fn, void* user);
-  // Reads the queue's doorbell and calls the hook. EINVAL for an unknown
-  // queue, ENODEV when the doorbell page was never created.
+  // Reads the queue's doorbell and calls the hook; a queue disabled by
+  // UPDATE_QUEUE (Queue::active) is ignored (0, no hook). EINVAL for an
+  // unknown queue, ENODEV when the doorbell page was never created.
   int RingDoorbell(uint32_t queue_id);
 
   // ---- packet engines (core/engines/, README there) ----
@@ -173,6 +174,7 @@ class Simulator {
   static constexpr uint32_t kQueueStatePending = 1;  // packets announced, not yet run
   static constexpr uint32_t kQueueStateWaiting = 2;  // stalled on a poll or barrier
   static constexpr uint32_t kQueueStateError = 3;    // stopped by a queue error
+  static constexpr uint32_t kQueueStateDisabled = 4; // inactive: no ring or percentage 0
   struct QueueStatus {
     uint32_t state = kQueueStateIdle;
     uint32_t exception_code = 0;  // hke::kfd::kEc* of the error, 0 when none
@@ -362,6 +364,12 @@ class Simulator {
     std::vector<uint32_t> cu_mask;
     bool gws = false;
     QueueEngine engine;
+    // The kernel's QUEUE_IS_ACTIVE: a ring and a share of the hardware.
+    // UPDATE_QUEUE with no ring or percentage 0 makes a queue inactive; the
+    // engines ignore its doorbell until an update makes it active again.
+    bool active() const {
+      return view.ring_base_address != 0 && view.ring_size != 0 && (percentage & 0xFF) != 0;
+    }
   };
   int IocCreateQueue(IoctlCtx& c, void* d);
   int IocDestroyQueue(IoctlCtx& c, void* d);

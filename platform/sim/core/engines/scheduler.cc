@@ -8,7 +8,11 @@
 // packet processor (sdma.cc, pm4.cc, aql.cc), which retires packets,
 // writes the read pointer back to read_pointer_address and may stall
 // (POLL_REGMEM, barriers) or stop the queue with an error. A queue with a
-// zero ring address or percentage is inactive (the kernel's rule).
+// zero ring address, ring size or percentage is inactive (the kernel's
+// QUEUE_IS_ACTIVE, Queue::active): UPDATE_QUEUE disables and enables a queue
+// that way. An inactive queue is not stepped, so its doorbell is ignored;
+// once active again it runs what the doorbell announced meanwhile, from the
+// read pointer it had (the MQD keeps it across the update).
 //
 // Queue errors (StopQueueLocked): the queue stops for good and keeps the
 // reason (text + exception code) for GetQueueStatus. Reported like the
@@ -198,7 +202,7 @@ void Simulator::RaiseInterruptLocked(uint32_t partial_id, uint32_t valid_id_bits
 
 bool Simulator::StepQueueLocked(Queue& q, uint32_t budget, uint64_t* done) {
   if (q.engine.stopped) return false;
-  if (q.view.ring_base_address == 0 || (q.percentage & 0xFF) == 0) return false;
+  if (!q.active()) return false;  // disabled by UPDATE_QUEUE: the doorbell is ignored
   if (gpus_[static_cast<size_t>(q.gpu)].doorbell_map == nullptr) return false;
   const uint32_t type = q.view.queue_type;
   pending_interrupts_.clear();
@@ -255,6 +259,9 @@ int Simulator::GetQueueStatus(uint32_t queue_id, QueueStatus* out) {
   s.reason = q.engine.reason;
   if (q.engine.stopped) {
     s.state = kQueueStateError;
+  } else if (!q.active()) {
+    s.state = kQueueStateDisabled;
+    s.reason.clear();
   } else if (q.engine.waiting) {
     s.state = kQueueStateWaiting;
   } else {
@@ -265,7 +272,7 @@ int Simulator::GetQueueStatus(uint32_t queue_id, QueueStatus* out) {
     // the write pointer.
     const bool pending = aql ? (db >= q.engine.rptr && !(db == 0 && q.engine.rptr == 0))
                              : db != q.engine.rptr;
-    s.state = pending && q.view.ring_base_address != 0 ? kQueueStatePending : kQueueStateIdle;
+    s.state = pending ? kQueueStatePending : kQueueStateIdle;
     s.reason.clear();
   }
   *out = std::move(s);
