@@ -36,6 +36,7 @@ using hke::api::Default;
 using hke::api::KernelCallStatus;
 using hke::api::kNoContext;
 using hke::api::OnCtx;
+using hke::api::OnDefault;
 
 namespace {
 
@@ -109,45 +110,45 @@ HSAKMT_STATUS DebugTrapIoctl(Context* ctx, struct kfd_ioctl_dbg_trap_args* arg,
 extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupport(void) {
-  return CheckRuntimeDebugSupport(Default());
+  return OnDefault(CheckRuntimeDebugSupport);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupportCtx(HsaKFDContext* ctx) {
   return OnCtx(ctx, CheckRuntimeDebugSupport);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void* rDebug, bool setupTtmp) {
-  return RuntimeEnable(Default(), rDebug, setupTtmp);
+  return OnDefault(RuntimeEnable, rDebug, setupTtmp);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnableCtx(HsaKFDContext* ctx, void* rDebug, bool setupTtmp) {
   return OnCtx(ctx, RuntimeEnable, rDebug, setupTtmp);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) { return RuntimeDisable(Default()); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) { return OnDefault(RuntimeDisable); }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisableCtx(HsaKFDContext* ctx) {
   return OnCtx(ctx, RuntimeDisable);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask) {
-  return GetRuntimeCapabilities(Default(), caps_mask);
+  return OnDefault(GetRuntimeCapabilities, caps_mask);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilitiesCtx(HsaKFDContext* ctx, HSAuint32* caps_mask) {
   return OnCtx(ctx, GetRuntimeCapabilities, caps_mask);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnable(void** runtime_info, HSAuint32* data_size) {
-  return DbgEnable(Default(), runtime_info, data_size);
+  return OnDefault(DbgEnable, runtime_info, data_size);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnableCtx(HsaKFDContext* ctx, void** runtime_info,
                                            HSAuint32* data_size) {
   return OnCtx(ctx, DbgEnable, runtime_info, data_size);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void) { return DbgDisable(Default()); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void) { return OnDefault(DbgDisable); }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisableCtx(HsaKFDContext* ctx) { return OnCtx(ctx, DbgDisable); }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceData(void** data, HSAuint32* n_entries,
                                                HSAuint32* entry_size) {
-  return DbgGetDeviceData(Default(), data, n_entries, entry_size);
+  return OnDefault(DbgGetDeviceData, data, n_entries, entry_size);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceDataCtx(HsaKFDContext* ctx, void** data,
                                                   HSAuint32* n_entries, HSAuint32* entry_size) {
@@ -156,7 +157,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceDataCtx(HsaKFDContext* ctx, void** dat
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void** data, HSAuint32* n_entries,
                                               HSAuint32* entry_size, bool suspend_queues) {
-  return DbgGetQueueData(Default(), data, n_entries, entry_size, suspend_queues);
+  return OnDefault(DbgGetQueueData, data, n_entries, entry_size, suspend_queues);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueDataCtx(HsaKFDContext* ctx, void** data,
                                                  HSAuint32* n_entries, HSAuint32* entry_size,
@@ -166,7 +167,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueDataCtx(HsaKFDContext* ctx, void** data
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg,
                                              HSA_QUEUEID* Queues, HSAuint64* DebugReturn) {
-  return DebugTrapIoctl(Default(), arg, Queues, DebugReturn);
+  return OnDefault(DebugTrapIoctl, arg, Queues, DebugReturn);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctlCtx(HsaKFDContext* ctx,
                                                 struct kfd_ioctl_dbg_trap_args* args,
@@ -179,12 +180,14 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctlCtx(HsaKFDContext* ctx,
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgRegister(HSAuint32 NodeId) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return KernelCallStatus(hke::debug::LegacyRegister(*ctx, NodeId, true));
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDbgUnregister(HSAuint32 NodeId) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return KernelCallStatus(hke::debug::LegacyRegister(*ctx, NodeId, false));
 }
 
@@ -194,6 +197,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDbgWavefrontControl(HSAuint32 NodeId, HSA_DBG_WAVE
   if (DbgWaveMsgRing == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   uint64_t message = 0;
   static_assert(sizeof(DbgWaveMsgRing->DbgWaveMsg) == sizeof(message), "8-byte wave message");
   const auto* src = reinterpret_cast<const unsigned char*>(&DbgWaveMsgRing->DbgWaveMsg);
@@ -214,6 +218,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDbgAddressWatch(HSAuint32 NodeId, HSAuint32 NumWat
   if (NumWatchPoints > hke::kfd::kLegacyMaxWatchPoints) return HSAKMT_STATUS_INVALID_PARAMETER;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   uint32_t modes[hke::kfd::kLegacyMaxWatchPoints];
   uint64_t addresses[hke::kfd::kLegacyMaxWatchPoints];
   uint64_t events[hke::kfd::kLegacyMaxWatchPoints];

@@ -6,8 +6,12 @@
 // The pattern of an entry point with a Ctx twin: the body takes the
 // context as `Context*` (nullptr: no usable context),
 //   HSAKMT_STATUS Foo(Context* ctx, args...);
-//   hsaKmtFoo(args...)             { return Foo(Default(), args...); }
+//   hsaKmtFoo(args...)             { return OnDefault(Foo, args...); }
 //   hsaKmtFooCtx(HsaKFDContext* c, args...) { return OnCtx(c, Foo, args...); }
+// Both run the body inside a shared hold of the context's open gate
+// (lib/context/open_gate.h); an entry point written out by hand takes one
+// with `SharedGate g(ctx->open_gate());` before it reads anything of the
+// context. Only open and close (lib/api/lifecycle.h) take it exclusively.
 #ifndef HKE_LIB_API_ENTRY_H_
 #define HKE_LIB_API_ENTRY_H_
 
@@ -41,12 +45,25 @@ inline Context* FromKfdCtx(HsaKFDContext* c) {
   return h->impl.valid() ? &h->impl : nullptr;
 }
 
-// Runs `body(ctx, args...)` on the context behind `c`; INVALID_PARAMETER
-// (before anything else) when there is none.
+// Runs `body(ctx, args...)` on the default context inside a shared hold of
+// its open gate; without a usable default context the body runs with
+// nullptr (it returns its own status for that, after its argument checks).
+template <typename... Params, typename... Args>
+HSAKMT_STATUS OnDefault(HSAKMT_STATUS (*body)(Context*, Params...), Args&&... args) {
+  Context* ctx = Default();
+  if (ctx == nullptr) return body(nullptr, static_cast<Args&&>(args)...);
+  SharedGate g(ctx->open_gate());
+  return body(ctx, static_cast<Args&&>(args)...);
+}
+
+// Runs `body(ctx, args...)` on the context behind `c`, inside a shared
+// hold of its open gate; INVALID_PARAMETER (before anything else) when
+// there is none.
 template <typename... Params, typename... Args>
 HSAKMT_STATUS OnCtx(HsaKFDContext* c, HSAKMT_STATUS (*body)(Context*, Params...), Args&&... args) {
   Context* ctx = FromKfdCtx(c);
   if (ctx == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  SharedGate g(ctx->open_gate());
   return body(ctx, static_cast<Args&&>(args)...);
 }
 

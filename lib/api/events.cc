@@ -31,6 +31,7 @@ using hke::api::Default;
 using hke::api::KernelCallStatus;
 using hke::api::kNoContext;
 using hke::api::OnCtx;
+using hke::api::OnDefault;
 
 namespace {
 
@@ -116,7 +117,7 @@ extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool ManualReset,
                                           bool IsSignaled, HsaEvent** Event) {
-  return CreateEvent(Default(), EventDesc, ManualReset, IsSignaled, Event);
+  return OnDefault(CreateEvent, EventDesc, ManualReset, IsSignaled, Event);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEventCtx(HsaKFDContext* ctx, HsaEventDescriptor* EventDesc,
                                              bool ManualReset, bool IsSignaled, HsaEvent** Event) {
@@ -124,31 +125,31 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEventCtx(HsaKFDContext* ctx, HsaEventDescrip
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event) {
-  return DestroyEvent(Default(), Event);
+  return OnDefault(DestroyEvent, Event);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
   return OnCtx(ctx, DestroyEvent, Event);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) { return SetEvent(Default(), Event); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) { return OnDefault(SetEvent, Event); }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
   return OnCtx(ctx, SetEvent, Event);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) { return ResetEvent(Default(), Event); }
+HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) { return OnDefault(ResetEvent, Event); }
 HSAKMT_STATUS HSAKMTAPI hsaKmtResetEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
   return OnCtx(ctx, ResetEvent, Event);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent* Event) {
-  return QueryEventState(Default(), Event);
+  return OnDefault(QueryEventState, Event);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventStateCtx(HsaKFDContext* ctx, HsaEvent* Event) {
   return OnCtx(ctx, QueryEventState, Event);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Milliseconds) {
-  return WaitOnEvent(Default(), Event, Milliseconds);
+  return OnDefault(WaitOnEvent, Event, Milliseconds);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEventCtx(HsaKFDContext* ctx, HsaEvent* Event,
                                              HSAuint32 Milliseconds) {
@@ -157,7 +158,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEventCtx(HsaKFDContext* ctx, HsaEvent* Event
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent* Event, HSAuint32 Milliseconds,
                                               uint64_t* event_age) {
-  return WaitOnEventExt(Default(), Event, Milliseconds, event_age);
+  return OnDefault(WaitOnEventExt, Event, Milliseconds, event_age);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_ExtCtx(HsaKFDContext* ctx, HsaEvent* Event,
                                                  HSAuint32 Milliseconds, uint64_t* event_age) {
@@ -166,7 +167,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_ExtCtx(HsaKFDContext* ctx, HsaEvent* E
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents,
                                                    bool WaitOnAll, HSAuint32 Milliseconds) {
-  return WaitOnMultipleEvents(Default(), Events, NumEvents, WaitOnAll, Milliseconds);
+  return OnDefault(WaitOnMultipleEvents, Events, NumEvents, WaitOnAll, Milliseconds);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEventsCtx(HsaKFDContext* ctx, HsaEvent* Events[],
                                                       HSAuint32 NumEvents, bool WaitOnAll,
@@ -177,7 +178,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEventsCtx(HsaKFDContext* ctx, HsaEve
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAuint32 NumEvents,
                                                        bool WaitOnAll, HSAuint32 Milliseconds,
                                                        uint64_t* event_age) {
-  return WaitOnMultipleEventsExt(Default(), Events, NumEvents, WaitOnAll, Milliseconds,
+  return OnDefault(WaitOnMultipleEventsExt, Events, NumEvents, WaitOnAll, Milliseconds,
                                  event_age);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_ExtCtx(HsaKFDContext* ctx, HsaEvent* Events[],
@@ -189,7 +190,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_ExtCtx(HsaKFDContext* ctx, Hs
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32 NodeId, int* fd) {
-  return OpenSmi(Default(), NodeId, fd);
+  return OnDefault(OpenSmi, NodeId, fd);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMICtx(HsaKFDContext* ctx, HSAuint32 NodeId, int* fd) {
   return OnCtx(ctx, OpenSmi, NodeId, fd);

@@ -29,6 +29,7 @@ using hke::api::Addr;
 using hke::api::Default;
 using hke::api::kNoContext;
 using hke::api::OnCtx;
+using hke::api::OnDefault;
 
 namespace {
 
@@ -315,7 +316,7 @@ extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
                                           HsaMemFlags MemFlags, void** MemoryAddress) {
-  return AllocMemory(Default(), PreferredNode, SizeInBytes, MemFlags, MemoryAddress);
+  return OnDefault(AllocMemory, PreferredNode, SizeInBytes, MemFlags, MemoryAddress);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryCtx(HsaKFDContext* ctx, HSAuint32 PreferredNode,
                                              HSAuint64 SizeInBytes, HsaMemFlags MemFlags,
@@ -326,7 +327,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryCtx(HsaKFDContext* ctx, HSAuint32 Prefe
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
                                                HSAuint64 Alignment, HsaMemFlags MemFlags,
                                                void** MemoryAddress) {
-  return AllocMemoryAlign(Default(), PreferredNode, SizeInBytes, Alignment, MemFlags,
+  return OnDefault(AllocMemoryAlign, PreferredNode, SizeInBytes, Alignment, MemFlags,
                           MemoryAddress);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlignCtx(HsaKFDContext* ctx, HSAuint32 PreferredNode,
@@ -337,7 +338,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlignCtx(HsaKFDContext* ctx, HSAuint32 
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 SizeInBytes) {
-  return FreeMemory(Default(), MemoryAddress, SizeInBytes);
+  return OnDefault(FreeMemory, MemoryAddress, SizeInBytes);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
                                             HSAuint64 SizeInBytes) {
@@ -345,7 +346,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemoryCtx(HsaKFDContext* ctx, void* MemoryAddr
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes) {
-  return AvailableMemory(Default(), Node, AvailableBytes);
+  return OnDefault(AvailableMemory, Node, AvailableBytes);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemoryCtx(HsaKFDContext* ctx, HSAuint32 Node,
                                                  HSAuint64* AvailableBytes) {
@@ -353,7 +354,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemoryCtx(HsaKFDContext* ctx, HSAuint32 N
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes) {
-  return RegisterMemory(Default(), MemoryAddress, MemorySizeInBytes);
+  return OnDefault(RegisterMemory, MemoryAddress, MemorySizeInBytes);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
                                                 HSAuint64 MemorySizeInBytes) {
@@ -364,7 +365,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress,
                                                     HSAuint64 MemorySizeInBytes,
                                                     HSAuint64 NumberOfNodes,
                                                     HSAuint32* NodeArray) {
-  return RegisterMemoryToNodes(Default(), MemoryAddress, MemorySizeInBytes, NumberOfNodes,
+  return OnDefault(RegisterMemoryToNodes, MemoryAddress, MemorySizeInBytes, NumberOfNodes,
                                NodeArray);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodesCtx(HsaKFDContext* ctx, void* MemoryAddress,
@@ -378,7 +379,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodesCtx(HsaKFDContext* ctx, void*
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress,
                                                       HSAuint64 MemorySizeInBytes,
                                                       HsaMemFlags MemFlags) {
-  return RegisterMemoryWithFlags(Default(), MemoryAddress, MemorySizeInBytes, MemFlags);
+  return OnDefault(RegisterMemoryWithFlags, MemoryAddress, MemorySizeInBytes, MemFlags);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlagsCtx(HsaKFDContext* ctx, void* MemoryAddress,
                                                          HSAuint64 MemorySizeInBytes,
@@ -387,7 +388,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlagsCtx(HsaKFDContext* ctx, voi
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress) {
-  return DeregisterMemory(Default(), MemoryAddress);
+  return OnDefault(DeregisterMemory, MemoryAddress);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress) {
   return OnCtx(ctx, DeregisterMemory, MemoryAddress);
@@ -395,7 +396,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemoryCtx(HsaKFDContext* ctx, void* Memo
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                              HSAuint64* AlternateVAGPU) {
-  return MapMemoryToGpu(Default(), MemoryAddress, MemorySizeInBytes, AlternateVAGPU);
+  return OnDefault(MapMemoryToGpu, MemoryAddress, MemorySizeInBytes, AlternateVAGPU);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUCtx(HsaKFDContext* ctx, void* MemoryAddress,
                                                 HSAuint64 MemorySizeInBytes,
@@ -408,7 +409,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress,
                                                   HSAuint64* AlternateVAGPU,
                                                   HsaMemMapFlags MemMapFlags,
                                                   HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return MapMemoryToGpuNodes(Default(), MemoryAddress, MemorySizeInBytes, AlternateVAGPU,
+  return OnDefault(MapMemoryToGpuNodes, MemoryAddress, MemorySizeInBytes, AlternateVAGPU,
                              MemMapFlags, NumberOfNodes, NodeArray);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodesCtx(HsaKFDContext* ctx, void* MemoryAddress,
@@ -422,7 +423,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodesCtx(HsaKFDContext* ctx, void* M
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress) {
-  return UnmapMemoryToGpu(Default(), MemoryAddress);
+  return OnDefault(UnmapMemoryToGpu, MemoryAddress);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPUCtx(HsaKFDContext* ctx, void* MemoryAddress) {
   return OnCtx(ctx, UnmapMemoryToGpu, MemoryAddress);
@@ -430,7 +431,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPUCtx(HsaKFDContext* ctx, void* Memo
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32 NodeId, HSAuint64 FlatMemoryAddress,
                                                  HSAuint64 SizeInBytes) {
-  return UnmapGraphicHandle(Default(), NodeId, FlatMemoryAddress, SizeInBytes);
+  return OnDefault(UnmapGraphicHandle, NodeId, FlatMemoryAddress, SizeInBytes);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandleCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
                                                     HSAuint64 FlatMemoryAddress,
@@ -439,7 +440,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandleCtx(HsaKFDContext* ctx, HSAuint3
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* Pointer, HsaPointerInfo* PointerInfo) {
-  return QueryPointerInfo(Default(), Pointer, PointerInfo);
+  return OnDefault(QueryPointerInfo, Pointer, PointerInfo);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfoCtx(HsaKFDContext* ctx, const void* Pointer,
                                                   HsaPointerInfo* PointerInfo) {
@@ -447,7 +448,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfoCtx(HsaKFDContext* ctx, const void
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void* Pointer, void* UserData) {
-  return SetMemoryUserData(Default(), Pointer, UserData);
+  return OnDefault(SetMemoryUserData, Pointer, UserData);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserDataCtx(HsaKFDContext* ctx, const void* Pointer,
                                                    void* UserData) {
@@ -456,7 +457,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserDataCtx(HsaKFDContext* ctx, const voi
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
                                          HSA_SVM_ATTRIBUTE* attrs) {
-  return SvmSetAttr(Default(), start_addr, size, nattr, attrs);
+  return OnDefault(SvmSetAttr, start_addr, size, nattr, attrs);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttrCtx(HsaKFDContext* ctx, void* start_addr, HSAuint64 size,
                                             unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs) {
@@ -465,7 +466,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttrCtx(HsaKFDContext* ctx, void* start_addr
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
                                          HSA_SVM_ATTRIBUTE* attrs) {
-  return SvmGetAttr(Default(), start_addr, size, nattr, attrs);
+  return OnDefault(SvmGetAttr, start_addr, size, nattr, attrs);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttrCtx(HsaKFDContext* ctx, void* start_addr, HSAuint64 size,
                                             unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs) {
@@ -473,14 +474,14 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttrCtx(HsaKFDContext* ctx, void* start_addr
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable) {
-  return SetXnackMode(Default(), enable);
+  return OnDefault(SetXnackMode, enable);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKModeCtx(HsaKFDContext* ctx, HSAint32 enable) {
   return OnCtx(ctx, SetXnackMode, enable);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable) {
-  return GetXnackMode(Default(), enable);
+  return OnDefault(GetXnackMode, enable);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKModeCtx(HsaKFDContext* ctx, HSAint32* enable) {
   return OnCtx(ctx, GetXnackMode, enable);
@@ -488,7 +489,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKModeCtx(HsaKFDContext* ctx, HSAint32* enab
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                                  int* DMABufFd, HSAuint64* Offset) {
-  return ExportDmaBufHandle(Default(), MemoryAddress, MemorySizeInBytes, DMABufFd, Offset);
+  return OnDefault(ExportDmaBufHandle, MemoryAddress, MemorySizeInBytes, DMABufFd, Offset);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandleCtx(HsaKFDContext* ctx, void* MemoryAddress,
                                                     HSAuint64 MemorySizeInBytes, int* DMABufFd,
@@ -499,7 +500,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandleCtx(HsaKFDContext* ctx, void* Me
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(
     HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
     HSAuint64 NumberOfNodes, HSAuint32* NodeArray, HSA_REGISTER_MEM_FLAGS RegisterFlags) {
-  return RegisterGraphicsHandleToNodesExt(Default(), GraphicsResourceHandle, GraphicsResourceInfo,
+  return OnDefault(RegisterGraphicsHandleToNodesExt, GraphicsResourceHandle, GraphicsResourceInfo,
                                           NumberOfNodes, NodeArray, RegisterFlags);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExtCtx(
@@ -513,7 +514,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExtCtx(
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(
     HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
     HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return RegisterGraphicsHandleToNodes(Default(), GraphicsResourceHandle, GraphicsResourceInfo,
+  return OnDefault(RegisterGraphicsHandleToNodes, GraphicsResourceHandle, GraphicsResourceInfo,
                                        NumberOfNodes, NodeArray);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesCtx(
@@ -525,7 +526,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesCtx(
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void* MemoryAddress, HSAuint64 SizeInBytes,
                                           HsaSharedMemoryHandle* SharedMemoryHandle) {
-  return ShareMemory(Default(), MemoryAddress, SizeInBytes, SharedMemoryHandle);
+  return OnDefault(ShareMemory, MemoryAddress, SizeInBytes, SharedMemoryHandle);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
                                              HSAuint64 SizeInBytes,
@@ -536,7 +537,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemoryCtx(HsaKFDContext* ctx, void* MemoryAdd
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(
     const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress, HSAuint64* SizeInBytes,
     HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return RegisterSharedHandleToNodes(Default(), SharedMemoryHandle, MemoryAddress, SizeInBytes,
+  return OnDefault(RegisterSharedHandleToNodes, SharedMemoryHandle, MemoryAddress, SizeInBytes,
                                      NumberOfNodes, NodeArray);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodesCtx(
@@ -548,7 +549,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodesCtx(
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle* SharedMemoryHandle,
                                                    void** MemoryAddress, HSAuint64* SizeInBytes) {
-  return RegisterSharedHandle(Default(), SharedMemoryHandle, MemoryAddress, SizeInBytes);
+  return OnDefault(RegisterSharedHandle, SharedMemoryHandle, MemoryAddress, SizeInBytes);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleCtx(
     HsaKFDContext* ctx, const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,
@@ -575,6 +576,7 @@ hke_status_t hke_memory_stats_get(hke_context* context, hke_memory_stats* out) {
       out->struct_size != sizeof(hke_memory_stats)) {
     return hke::InvalidArgument().raw();
   }
+  hke::SharedGate g(context->impl.open_gate());
   hke::memory::Stats st{};
   const hke::Status s = hke::memory::GetStats(context->impl, &st);
   if (!s.ok()) return s.raw();
@@ -591,6 +593,7 @@ hke_status_t hke_memory_stats_get(hke_context* context, hke_memory_stats* out) {
 
 hke_status_t hke_memory_check(hke_context* context) {
   if (context == nullptr || !context->impl.valid()) return hke::InvalidArgument().raw();
+  hke::SharedGate g(context->impl.open_gate());
   return hke::memory::CheckInvariants(context->impl).raw();
 }
 

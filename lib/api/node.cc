@@ -30,6 +30,7 @@ using hke::api::Default;
 using hke::api::KernelCallStatus;
 using hke::api::kNoContext;
 using hke::api::OnCtx;
+using hke::api::OnDefault;
 
 namespace {
 
@@ -79,7 +80,7 @@ HSAKMT_STATUS GetAmdgpuDeviceHandle(Context* ctx, HSAuint32 NodeId,
 extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 NodeId, HsaClockCounters* Counters) {
-  return GetClockCounters(Default(), NodeId, Counters);
+  return OnDefault(GetClockCounters, NodeId, Counters);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCountersCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
                                                   HsaClockCounters* Counters) {
@@ -87,7 +88,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCountersCtx(HsaKFDContext* ctx, HSAuint32 
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 NodeId, HsaGpuTileConfig* config) {
-  return GetTileConfig(Default(), NodeId, config);
+  return OnDefault(GetTileConfig, NodeId, config);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfigCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
                                                HsaGpuTileConfig* config) {
@@ -98,7 +99,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 NodeId, void* TrapHandler
                                              HSAuint64 TrapHandlerSizeInBytes,
                                              void* TrapBufferBaseAddress,
                                              HSAuint64 TrapBufferSizeInBytes) {
-  return SetTrapHandler(Default(), NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes,
+  return OnDefault(SetTrapHandler, NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes,
                         TrapBufferBaseAddress, TrapBufferSizeInBytes);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandlerCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
@@ -114,7 +115,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32 Node, HSAuint32 DefaultP
                                               HSAuint32 AlternatePolicy,
                                               void* MemoryAddressAlternate,
                                               HSAuint64 MemorySizeInBytes) {
-  return SetMemoryPolicy(Default(), Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate,
+  return OnDefault(SetMemoryPolicy, Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate,
                          MemorySizeInBytes);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicyCtx(HsaKFDContext* ctx, HSAuint32 Node,
@@ -128,7 +129,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicyCtx(HsaKFDContext* ctx, HSAuint32 N
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32 NodeId,
                                                     HsaAMDGPUDeviceHandle* DeviceHandle) {
-  return GetAmdgpuDeviceHandle(Default(), NodeId, DeviceHandle);
+  return OnDefault(GetAmdgpuDeviceHandle, NodeId, DeviceHandle);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandleCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
                                                        HsaAMDGPUDeviceHandle* DeviceHandle) {

@@ -34,6 +34,7 @@ Context* SecondaryOfTag(uint32_t tag) {
 }
 
 Status OpenReference(Context& ctx, bool* out_already_open) {
+  ExclusiveGate gate(ctx);
   device::OpenResult r = device::OpenResult::kOpened;
   HKE_RETURN_IF_ERROR(device::Open(ctx, &r));
   *out_already_open = r == device::OpenResult::kAlreadyOpen;
@@ -41,6 +42,7 @@ Status OpenReference(Context& ctx, bool* out_already_open) {
 }
 
 Status CloseReference(Context& ctx) {
+  ExclusiveGate gate(ctx);
   if (device::LastReference(ctx)) {
     pmc::Teardown(ctx);
     queues::Teardown(ctx);
@@ -88,6 +90,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetVersion(HsaVersionInfo* VersionInfo) {
   if (VersionInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
+  hke::SharedGate g(ctx->open_gate());
   uint32_t major = 0;
   uint32_t minor = 0;
   hke::Status s = hke::device::GetVersion(*ctx, &major, &minor);

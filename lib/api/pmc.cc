@@ -26,6 +26,7 @@ using hke::api::Default;
 using hke::api::kNoContext;
 using hke::api::KernelCallStatus;
 using hke::api::OnCtx;
+using hke::api::OnDefault;
 using hke::api::ToHsakmt;
 
 namespace {
@@ -88,6 +89,7 @@ HSAKMT_STATUS OnTraceContext(HSATraceId id, Call call) {
   Context* ctx = ContextOfTrace(id, &stale);
   if (stale) return HSAKMT_STATUS_INVALID_HANDLE;
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return KernelCallStatus(call(*ctx));
 }
 
@@ -97,24 +99,24 @@ extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterProperties(HSAuint32 NodeId,
                                                       HsaCounterProperties** CounterProperties) {
-  return GetCounterProperties(Default(), NodeId, CounterProperties);
+  return OnDefault(GetCounterProperties, NodeId, CounterProperties);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcRegisterTrace(HSAuint32 NodeId, HSAuint32 NumberOfCounters,
                                                HsaCounter* Counters, HsaPmcTraceRoot* TraceRoot) {
-  return RegisterTrace(Default(), NodeId, NumberOfCounters, Counters, TraceRoot);
+  return OnDefault(RegisterTrace, NodeId, NumberOfCounters, Counters, TraceRoot);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcUnregisterTrace(HSAuint32 NodeId, HSATraceId TraceId) {
-  return UnregisterTrace(Default(), NodeId, TraceId);
+  return OnDefault(UnregisterTrace, NodeId, TraceId);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcAcquireTraceAccess(HSAuint32 NodeId, HSATraceId TraceId) {
-  return AcquireTraceAccess(Default(), NodeId, TraceId);
+  return OnDefault(AcquireTraceAccess, NodeId, TraceId);
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccess(HSAuint32 NodeId, HSATraceId TraceId) {
-  return ReleaseTraceAccess(Default(), NodeId, TraceId);
+  return OnDefault(ReleaseTraceAccess, NodeId, TraceId);
 }
 
 // Start/Query/Stop run on the context the trace id names (the default one,

@@ -75,12 +75,14 @@ extern "C" {
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return hke::api::ToHsakmt(hke::profile::SpmAcquire(*ctx, PreferredNode));
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return hke::api::ToHsakmt(hke::profile::SpmRelease(*ctx, PreferredNode));
 }
 
@@ -92,6 +94,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode, HSAuint3
   }
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return hke::api::ToHsakmt(hke::profile::SpmSetDestBuffer(*ctx, PreferredNode, SizeInBytes,
                                                            Addr(DestMemoryAddress), timeout,
                                                            SizeCopied, isSPMDataLoss));
@@ -100,6 +103,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode, HSAuint3
 HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingSupport(void) {
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return hke::api::ToHsakmt(hke::profile::PcSamplingSupport(*ctx));
 }
 
@@ -109,6 +113,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingQueryCapabilities(HSAuint32 NodeId, void
   if (size == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return Map(hke::profile::PcSamplingQuery(*ctx, NodeId,
                                            static_cast<hke::kfd::PcSampleInfo*>(sample_info),
                                            sample_info_sz, size),
@@ -120,6 +125,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingCreate(HSAuint32 node_id, HsaPcSamplingI
   if (sample_info == nullptr || traceId == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   hke::kfd::PcSampleInfo info{};
   std::memcpy(&info, sample_info, sizeof(info));
   uint32_t id = 0;
@@ -135,6 +141,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingDestroy(HSAuint32 NodeId, HsaPcSamplingT
   if (traceId == 0) return HSAKMT_STATUS_INVALID_HANDLE;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return Map(hke::profile::PcSamplingDestroy(*ctx, NodeId, traceId), kDestroyMap);
 }
 
@@ -142,6 +149,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStart(HSAuint32 NodeId, HsaPcSamplingTra
   if (traceId == 0) return HSAKMT_STATUS_INVALID_HANDLE;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return Map(hke::profile::PcSamplingStart(*ctx, NodeId, traceId), kStartMap);
 }
 
@@ -149,6 +157,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStop(HSAuint32 NodeId, HsaPcSamplingTrac
   if (traceId == 0) return HSAKMT_STATUS_INVALID_HANDLE;
   hke::Context* ctx = Default();
   if (ctx == nullptr) return kNoContext;
+  hke::SharedGate g(ctx->open_gate());
   return Map(hke::profile::PcSamplingStop(*ctx, NodeId, traceId), kStopMap);
 }
 

@@ -32,6 +32,7 @@ using hke::api::Default;
 using hke::api::KernelCallStatus;
 using hke::api::kNoContext;
 using hke::api::OnCtx;
+using hke::api::OnDefault;
 
 namespace {
 
@@ -128,7 +129,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
                                           HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
                                           void* QueueAddress, HSAuint64 QueueSizeInBytes,
                                           HsaEvent* Event, HsaQueueResource* QueueResource) {
-  return CreateQueue(Default(), NodeId, Type, QueuePercentage, Priority, QueueAddress,
+  return OnDefault(CreateQueue, NodeId, Type, QueuePercentage, Priority, QueueAddress,
                      QueueSizeInBytes, Event, QueueResource);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
@@ -145,7 +146,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Ty
                                              HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
                                              void* QueueAddress, HSAuint64 QueueSizeInBytes,
                                              HsaEvent* Event, HsaQueueResource* QueueResource) {
-  return CreateQueueExt(Default(), NodeId, Type, QueuePercentage, Priority, SdmaEngineId,
+  return OnDefault(CreateQueueExt, NodeId, Type, QueuePercentage, Priority, SdmaEngineId,
                         QueueAddress, QueueSizeInBytes, Event, QueueResource);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExtCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
@@ -161,7 +162,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExtCtx(HsaKFDContext* ctx, HSAuint32 No
 HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
                                           HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
                                           HSAuint64 QueueSize, HsaEvent* Event) {
-  return UpdateQueue(Default(), QueueId, QueuePercentage, Priority, QueueAddress, QueueSize,
+  return OnDefault(UpdateQueue, QueueId, QueuePercentage, Priority, QueueAddress, QueueSize,
                      Event);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
@@ -173,7 +174,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID Que
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId) {
-  return DestroyQueue(Default(), QueueId);
+  return OnDefault(DestroyQueue, QueueId);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId) {
   return OnCtx(ctx, DestroyQueue, QueueId);
@@ -181,7 +182,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID Qu
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
                                              HSAuint32* QueueCUMask) {
-  return SetQueueCuMask(Default(), QueueId, CUMaskCount, QueueCUMask);
+  return OnDefault(SetQueueCuMask, QueueId, CUMaskCount, QueueCUMask);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMaskCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
                                                 HSAuint32 CUMaskCount, HSAuint32* QueueCUMask) {
@@ -189,7 +190,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMaskCtx(HsaKFDContext* ctx, HSA_QUEUEID 
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
-  return GetQueueInfo(Default(), QueueId, QueueInfo);
+  return OnDefault(GetQueueInfo, QueueId, QueueInfo);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfoCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
                                               HsaQueueInfo* QueueInfo) {
@@ -198,7 +199,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfoCtx(HsaKFDContext* ctx, HSA_QUEUEID Qu
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS,
                                             HSAuint32* firstGWS) {
-  return AllocQueueGws(Default(), QueueId, nGWS, firstGWS);
+  return OnDefault(AllocQueueGws, QueueId, nGWS, firstGWS);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWSCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
                                                HSAuint32 nGWS, HSAuint32* firstGWS) {

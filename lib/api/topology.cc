@@ -611,11 +611,12 @@ HSAKMT_STATUS GetNodeIoLinkProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 
 
 using hke::api::Default;
 using hke::api::OnCtx;
+using hke::api::OnDefault;
 
 extern "C" {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* SystemProperties) {
-  return hke::api::AcquireSystemProperties(Default(), SystemProperties);
+  return OnDefault(hke::api::AcquireSystemProperties, SystemProperties);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemPropertiesCtx(HsaKFDContext* ctx,
                                                          HsaSystemProperties* SystemProperties) {
@@ -623,7 +624,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemPropertiesCtx(HsaKFDContext* ctx,
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
-  return hke::api::ReleaseSystemProperties(Default());
+  return OnDefault(hke::api::ReleaseSystemProperties);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemPropertiesCtx(HsaKFDContext* ctx) {
   return OnCtx(ctx, hke::api::ReleaseSystemProperties);
@@ -631,7 +632,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemPropertiesCtx(HsaKFDContext* ctx) {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId,
                                                 HsaNodeProperties* NodeProperties) {
-  return hke::api::GetNodeProperties(Default(), NodeId, NodeProperties);
+  return OnDefault(hke::api::GetNodeProperties, NodeId, NodeProperties);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodePropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
                                                    HsaNodeProperties* NodeProperties) {
@@ -640,7 +641,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodePropertiesCtx(HsaKFDContext* ctx, HSAuint32
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint32 NumBanks,
                                                       HsaMemoryProperties* MemoryProperties) {
-  return hke::api::GetNodeMemoryProperties(Default(), NodeId, NumBanks, MemoryProperties);
+  return OnDefault(hke::api::GetNodeMemoryProperties, NodeId, NumBanks, MemoryProperties);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryPropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
                                                          HSAuint32 NumBanks,
@@ -651,7 +652,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryPropertiesCtx(HsaKFDContext* ctx, HSA
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 NodeId, HSAuint32 ProcessorId,
                                                      HSAuint32 NumCaches,
                                                      HsaCacheProperties* CacheProperties) {
-  return hke::api::GetNodeCacheProperties(Default(), NodeId, ProcessorId, NumCaches,
+  return OnDefault(hke::api::GetNodeCacheProperties, NodeId, ProcessorId, NumCaches,
                                           CacheProperties);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCachePropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
@@ -663,7 +664,7 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCachePropertiesCtx(HsaKFDContext* ctx, HSAu
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 NodeId, HSAuint32 NumIoLinks,
                                                       HsaIoLinkProperties* IoLinkProperties) {
-  return hke::api::GetNodeIoLinkProperties(Default(), NodeId, NumIoLinks, IoLinkProperties);
+  return OnDefault(hke::api::GetNodeIoLinkProperties, NodeId, NumIoLinks, IoLinkProperties);
 }
 HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkPropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
                                                          HSAuint32 NumIoLinks,

@@ -21,6 +21,14 @@ Context::Context(const hke_config& config, const Platform& platform)
   memory_.Construct();
 }
 
+ExclusiveGate::ExclusiveGate(Context& ctx) : ctx_(ctx) {
+  // The process id only tells a fork child's stale holds apart (open_gate.h);
+  // without one the gate is taken as it is.
+  int32_t pid = 0;
+  if (!ctx.platform().ProcessId(&pid).ok()) pid = 0;
+  ctx.open_gate().EnterExclusive(pid);
+}
+
 const char* Context::topology_root() const {
   return config_.topology_root != nullptr ? config_.topology_root : kDefaultTopologyRoot;
 }

@@ -10,9 +10,12 @@
 // large (about a megabyte in the default configuration; see
 // hke_context_storage_size()).
 //
-// Threading: device bookkeeping is serialised by lock(); the topology state
-// by topology_lock(), which may be held while taking lock() (never the
-// other way round). Different contexts are independent.
+// Threading: open and close hold open_gate() exclusively and every other
+// public call holds it shared (lib/context/open_gate.h), so the device
+// fields Open writes and the state a close tears down never change under a
+// call. Inside that, device bookkeeping is serialised by lock(); the
+// topology state by topology_lock(), which may be held while taking lock()
+// (never the other way round). Different contexts are independent.
 #ifndef HKE_LIB_CONTEXT_CONTEXT_H_
 #define HKE_LIB_CONTEXT_CONTEXT_H_
 
@@ -20,6 +23,7 @@
 #include <cstdint>
 
 #include "hsakmt/hsakmt_embedded.h"
+#include "lib/context/open_gate.h"
 #include "lib/core/config.h"
 #include "lib/core/diag.h"
 #include "lib/core/platform.h"
@@ -189,6 +193,10 @@ class Context {
   uint8_t trace_tag() const { return trace_tag_; }
   void set_trace_tag(uint8_t tag) { trace_tag_ = tag; }
 
+  // Open/close against every other call (lib/context/open_gate.h): the
+  // outermost lock, taken only by the API layer.
+  OpenGate& open_gate() { return open_gate_; }
+
   SpinLock& lock() { return lock_; }
   DeviceState& device() { return device_; }
   const DeviceState& device() const { return device_; }
@@ -236,6 +244,7 @@ class Context {
   hke_config config_;
   Platform platform_;
   Diag diag_;
+  OpenGate open_gate_;
   SpinLock lock_;
   DeviceState device_;
   std::atomic<uint32_t> open_epoch_{0};
@@ -266,6 +275,19 @@ class Context {
   // Only the small members are initialised; the blobs are touched when
   // built.
   pmc::PmcState pmc_;
+};
+
+// An exclusive hold of a context's open gate for one scope: open, close
+// and context teardown (lib/context/open_gate.h).
+class ExclusiveGate {
+ public:
+  explicit ExclusiveGate(Context& ctx);
+  ~ExclusiveGate() { ctx_.open_gate().LeaveExclusive(); }
+  ExclusiveGate(const ExclusiveGate&) = delete;
+  ExclusiveGate& operator=(const ExclusiveGate&) = delete;
+
+ private:
+  Context& ctx_;
 };
 
 // UNSUPPORTED, with a diagnostic in `area` naming `what`, when `ctx` is a

@@ -50,6 +50,7 @@ extern "C" {
 
 void hke_context_deinit(hke_context* context) {
   if (context == nullptr || !context->impl.valid()) return;
+  hke::ExclusiveGate gate(context->impl);
   // Release memory objects through the device while it still works (not
   // in a forked child: there the kernel refuses the inherited descriptor).
   if (hke::device::CheckOpen(context->impl).ok()) {

@@ -196,6 +196,11 @@ void ForceClose(Context& ctx) {
 }
 
 Status CheckOpen(Context& ctx) {
+  if (!ctx.open_gate().Held()) {
+    // A device call outside every entry point's hold could race a close.
+    return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea,
+                            "a device call was made outside the open gate (lib/context/open_gate.h)");
+  }
   LockGuard g(ctx.lock());
   const DeviceState& d = ctx.device();
   if (d.open_count == 0) return FailedPrecondition();

@@ -54,6 +54,8 @@ Status Close(Context& ctx);
 void ForceClose(Context& ctx);
 
 // The check at the top of every device call: open, and not a forked child.
+// INTERNAL (with a diagnostic) when the caller holds no open gate: every
+// device call must come through an entry point (lib/context/open_gate.h).
 Status CheckOpen(Context& ctx);
 
 // Issues a KFD ioctl on the context's descriptor with the platform's retry

@@ -208,7 +208,9 @@ Status Query(Context& ctx, const HsaEvent* event);
 // the wait; INVALID_HANDLE: a handle was not a live event; INVALID_ARGUMENT
 // / OUT_OF_RANGE: count 0 / above kMaxEvents (before any ioctl);
 // RESOURCE_EXHAUSTED: every pool buffer is in use. `ages` (may be null)
-// holds one age per event, read and written for SIGNAL events.
+// holds one age per event, read and written for SIGNAL events. The caller
+// holds the context's open gate shared (an entry point); the wait leaves it
+// while it is in the kernel.
 Status Wait(Context& ctx, HsaEvent* const* events, uint32_t count, bool all, uint32_t timeout_ms,
             uint64_t* ages);
 

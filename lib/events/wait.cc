@@ -8,7 +8,10 @@
 //
 // WAIT_EVENTS is issued directly through the platform table, without the
 // platform wrapper's EINTR retry: that retry repeats the same argument,
-// and a resumed wait must carry the shortened timeout.
+// and a resumed wait must carry the shortened timeout. While it is in the
+// kernel the call does not hold the context's open gate (open_gate.h): a
+// close may run meanwhile, so the copy-out checks every event again, and
+// the arguments live on the stack or in a pool buffer no close touches.
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
@@ -32,7 +35,11 @@ Status WaitIoctlOnce(Context& ctx, kfd::WaitEventsArgs* a) {
     fd = d.kfd_fd;
   }
   const hke_platform& p = ctx.platform().raw();
+  // The wait leaves the open gate while it is in the kernel, so a close
+  // never waits for a waiter (the caller's entry point holds it shared).
+  ctx.open_gate().LeaveShared();
   const int rc = p.ops->ioctl(p.self, fd, kfd::kIocWaitEvents, a);
+  ctx.open_gate().EnterShared();
   if (rc == 0) return Status::Ok();
   if (rc == err::kEBADF) {
     // The same rule as device::KfdIoctl: the kernel refuses an inherited

@@ -127,12 +127,42 @@ Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet
                                                "UNMAP_MEMORY_FROM_GPU", out_claims_done);
 }
 
+namespace {
+
+// The end of a kernel-kept object: its pages become PROT_NONE, its
+// reservation stays mapped and is recorded as the kept range; the slot and
+// the indexes are released.
+Status KeepVa(Context& ctx, MemoryState& m, MemObject* o) {
+  void* got = nullptr;
+  const Status s = ctx.platform().Mmap(
+      reinterpret_cast<void*>(static_cast<uintptr_t>(o->reserve_base)),
+      static_cast<size_t>(o->reserve_size), HKE_PROT_NONE,
+      HKE_MAP_PRIVATE | HKE_MAP_ANONYMOUS | HKE_MAP_NORESERVE | HKE_MAP_FIXED, -1, 0, &got);
+  if (!s.ok()) {
+    // The pages stay mapped (the kernel's BO behind them): still nobody
+    // else's, so the range is kept all the same.
+    (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea,
+                            "cannot drop the CPU view of a kernel-kept buffer; it stays mapped");
+  }
+  if (m.kept_size == 0) {
+    m.kept_base = o->reserve_base;
+    m.kept_size = o->reserve_size;
+  }
+  Unindex(m, o);
+  ReleaseSlot(m, SlotOf(m, o));
+  return Status::Ok();
+}
+
+}  // namespace
+
 Status DestroyObject(Context& ctx, MemoryState& m, MemObject* o, bool force) {
   if (o->kernel_owned) {
-    // The kernel keeps the BO for the process's lifetime: drop our view only.
+    // The kernel keeps the BO, and its GPU VA, for the process's lifetime:
+    // drop our view and keep the reservation so no later object gets the VA.
     UnindexHandle(m, o);
     o->handle = 0;
     o->mapped.Clear();
+    return KeepVa(ctx, m, o);
   }
   if (o->handle != 0 && !o->mapped.Empty()) {
     const Status s = UnmapBo(ctx, m, o->handle, o->mapped);

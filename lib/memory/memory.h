@@ -225,6 +225,13 @@ struct MemoryState {
   NodeList node_lists[kMaxNodeLists];
   // XNACK as last set (-1: never set).
   int32_t xnack;
+  // The reservation of a BO the kernel keeps after the library let go of it
+  // (the dGPU events page: the KFD frees it only with the process), held
+  // PROT_NONE so no later object of this process gets its GPU VA, across
+  // closes and reopens; released at context teardown (Forget). Survives
+  // ResetStorage. 0/0: none. The KFD takes one events page per process, so
+  // one range is all there can be.
+  uint64_t kept_base, kept_size;
   // SVM request scratch (under the memory lock).
   kfd::SvmAttribute svm_attrs[kSvmAttrCapacity];
   alignas(8) unsigned char svm_buffer[sizeof(kfd::SvmArgs) +
@@ -249,7 +256,8 @@ Status EnsureVm(Context& ctx);
 // failure is returned (the caller keeps the device open so a later close
 // can retry); kernel-owned objects only lose their CPU view.
 Status Teardown(Context& ctx);
-// Forgets every object without I/O (fork child, context teardown).
+// Forgets every object without kernel I/O (fork child, context teardown);
+// unmaps the kept range (MemoryState::kept_base).
 void Forget(Context& ctx);
 
 // A GPU's doorbell slice of `size` bytes (a page multiple) as a DOORBELL

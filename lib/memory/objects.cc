@@ -26,6 +26,7 @@ void MemoryState::Construct() {
   (void)user_index.Init(&nodes);
   num_node_lists = 0;
   xnack = -1;
+  kept_base = kept_size = 0;
 }
 
 namespace internal {

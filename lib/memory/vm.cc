@@ -213,14 +213,25 @@ void UnreserveHandleAperture(Context& ctx, MemoryState& m) {
   m.handle_reserved = false;
 }
 
+// Unmaps [base, end) (end exclusive) with a warning on failure.
+void UnmapRange(Context& ctx, uint64_t base, uint64_t end, const char* what) {
+  if (end <= base) return;
+  const Status s = ctx.platform().Munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(base)),
+                                         static_cast<size_t>(end - base));
+  if (!s.ok()) (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea, what);
+}
+
+// The reserved SVM range goes, except the kept range inside it.
 void UnreserveSvm(Context& ctx, MemoryState& m) {
   if (!m.reserved_mode || m.svm_limit == 0) return;
-  const Status s = ctx.platform().Munmap(
-      reinterpret_cast<void*>(static_cast<uintptr_t>(m.svm_base)),
-      static_cast<size_t>(m.svm_limit - m.svm_base + 1));
-  if (!s.ok()) {
-    (void)ctx.diag().Report(HKE_DIAG_WARNING, s, kArea,
-                            "munmap of the reserved SVM range failed; it stays mapped");
+  const char* what = "munmap of the reserved SVM range failed; it stays mapped";
+  const uint64_t end = m.svm_limit + 1;
+  const uint64_t kept_end = m.kept_base + m.kept_size;
+  if (m.kept_size != 0 && m.kept_base >= m.svm_base && kept_end <= end) {
+    UnmapRange(ctx, m.svm_base, m.kept_base, what);
+    UnmapRange(ctx, kept_end, end, what);
+  } else {
+    UnmapRange(ctx, m.svm_base, end, what);
   }
 }
 
@@ -344,8 +355,9 @@ void SetUpMmio(Context& ctx, MemoryState& m, uint16_t g) {
   gpu.mmio_object = slot;
 }
 
-// Drops every object slot and range node, no I/O.
+// Drops every object slot and range node, no I/O; the kept range stays.
 void ResetStorage(MemoryState& m) {
+  const uint64_t kept_base = m.kept_base, kept_size = m.kept_size;
   m.handle_arena.Reset();
   m.svm_arena.Reset();
   m.svm_coherent_arena.Reset();
@@ -353,6 +365,8 @@ void ResetStorage(MemoryState& m) {
   m.user_index.Clear();
   new (&m.nodes) FixedRangeNodePool<kRangeNodes>();
   m.Construct();
+  m.kept_base = kept_base;
+  m.kept_size = kept_size;
 }
 
 }  // namespace
@@ -446,7 +460,11 @@ Status Teardown(Context& ctx) {
 
 void Forget(Context& ctx) {
   LockGuard g(ctx.memory_lock());
-  ResetStorage(ctx.memory());
+  MemoryState& m = ctx.memory();
+  UnmapRange(ctx, m.kept_base, m.kept_base + m.kept_size,
+             "munmap of the kept events-page range failed; it stays mapped");
+  ResetStorage(m);
+  m.kept_base = m.kept_size = 0;
 }
 
 Status MapDoorbell(Context& ctx, uint32_t gpu_id, uint64_t size, uint64_t* out_va) {

@@ -151,6 +151,22 @@ uint32_t kfdsim_secondary_count(kfdsim_t* sim) {
   return static_cast<uint32_t>(sim->sim.SecondaryCount());
 }
 
+int kfdsim_process_stats_get(kfdsim_t* sim, kfdsim_process_stats* out) {
+  if (sim == nullptr || out == nullptr || out->struct_size < sizeof(kfdsim_process_stats)) {
+    return EINVAL;
+  }
+  const kfdsim::Simulator::ProcessStats st = sim->sim.Stats();
+  out->bos = st.bos;
+  out->event_page_bos = st.event_page_bos;
+  out->gpu_mappings = st.gpu_mappings;
+  out->queues = st.queues;
+  out->events = st.events;
+  out->svm_ranges = st.svm_ranges;
+  out->kfd_fds = st.kfd_fds;
+  out->render_fds = st.render_fds;
+  return 0;
+}
+
 int kfdsim_set_engine_mode(kfdsim_t* sim, uint32_t mode) {
   if (sim == nullptr || mode > KFDSIM_ENGINES_MANUAL) return EINVAL;
   sim->sim.SetEngineMode(mode == KFDSIM_ENGINES_MANUAL ? kfdsim::Simulator::EngineMode::kManual

@@ -131,6 +131,23 @@ KFDSIM_API void kfdsim_reset_process(kfdsim_t* sim);
  * when its /dev/kfd descriptor is closed. 0 for NULL. */
 KFDSIM_API uint32_t kfdsim_secondary_count(kfdsim_t* sim);
 
+/* What the simulated kfd_process (the primary) holds now: a leak check for
+ * tests ("after the last close the process holds nothing"). */
+typedef struct kfdsim_process_stats {
+  uint32_t struct_size;   /* sizeof(kfdsim_process_stats), set by the caller */
+  uint32_t bos;           /* live BOs on every GPU, events pages apart */
+  uint32_t event_page_bos; /* BOs CREATE_EVENT took as the events page (kept
+                            * by the kernel until the process ends) */
+  uint32_t gpu_mappings;  /* (BO, GPU) pairs mapped, events pages apart */
+  uint32_t queues;        /* user queues */
+  uint32_t events;        /* events */
+  uint32_t svm_ranges;    /* SVM ranges with attributes */
+  uint32_t kfd_fds;       /* open /dev/kfd descriptors the simulator knows */
+  uint32_t render_fds;    /* open render-node descriptors the simulator knows */
+} kfdsim_process_stats;
+/* EINVAL for NULL arguments or a struct_size smaller than the struct. */
+KFDSIM_API int kfdsim_process_stats_get(kfdsim_t* sim, kfdsim_process_stats* out);
+
 /* ---- packet engines (platform/sim/core/engines/README.md) ----
  * SDMA, PM4 and AQL packets written to user queues are executed by the
  * simulated GPU. In KFDSIM_ENGINES_THREAD mode (the default) a background

@@ -51,6 +51,20 @@ struct Fixture {
     REQUIRE(hke_context_init(storage, storage_size, &c, &ctx) == HKE_OK);
   }
   hke::Context& impl() { return ctx->impl; }
+  // Device calls as an entry point makes them: inside a shared hold of the
+  // open gate (lib/context/open_gate.h).
+  hke::Status CheckOpen() {
+    hke::SharedGate g(impl().open_gate());
+    return hke::device::CheckOpen(impl());
+  }
+  hke::Status GetVersion(uint32_t* major, uint32_t* minor) {
+    hke::SharedGate g(impl().open_gate());
+    return hke::device::GetVersion(impl(), major, minor);
+  }
+  hke::Status KfdIoctl(uint32_t request, void* arg) {
+    hke::SharedGate g(impl().open_gate());
+    return hke::device::KfdIoctl(impl(), request, arg);
+  }
   ~Fixture() {
     if (ctx != nullptr) hke_context_deinit(ctx);
   }
@@ -141,7 +155,7 @@ TEST_CASE("first open opens /dev/kfd read-write close-on-exec and runs the versi
   CHECK(f.fake.last_open_flags == (HKE_OPEN_RDWR | HKE_OPEN_CLOEXEC));
   CHECK(f.fake.calls[1].request == kGetVersion);
   uint32_t major = 0, minor = 0;
-  REQUIRE(hke::device::GetVersion(f.impl(), &major, &minor).ok());
+  REQUIRE(f.GetVersion(&major, &minor).ok());
   CHECK(major == 1);
   CHECK(minor == 17);
 }
@@ -171,11 +185,22 @@ TEST_CASE("only the last close releases the descriptor") {
   CHECK(hke::device::Close(f.impl()) == hke::FailedPrecondition());
 }
 
+TEST_CASE("a device call outside the open gate is INTERNAL and names the gate") {
+  Fixture f;
+  f.Init();
+  hke::device::OpenResult r;
+  REQUIRE(hke::device::Open(f.impl(), &r).ok());
+  CHECK(f.CheckOpen() == hke::Status::Api(HKE_STATUS_INTERNAL));
+  REQUIRE(!f.log.messages.empty());
+  CHECK(f.log.messages.back().find("open gate") != std::string::npos);
+  CHECK(f.CheckOpen().ok());
+}
+
 TEST_CASE("close without open fails with FAILED_PRECONDITION") {
   Fixture f;
   f.Init();
   CHECK(hke::device::Close(f.impl()) == hke::FailedPrecondition());
-  CHECK(hke::device::CheckOpen(f.impl()) == hke::FailedPrecondition());
+  CHECK(f.CheckOpen() == hke::FailedPrecondition());
 }
 
 TEST_CASE("a failed open of /dev/kfd keeps the errno and leaves nothing open") {
@@ -236,15 +261,15 @@ TEST_CASE("a process-id change marks the context forked until the child reopens"
   REQUIRE(hke::device::Open(f.impl(), &r).ok());
   const int inherited = f.fake.open_fds.at(0);
   f.fake.pid = 2000;  // now running in the child
-  CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
-  CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
+  CHECK(f.CheckOpen() == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
+  CHECK(f.CheckOpen() == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
 
   f.fake.calls.clear();
   REQUIRE(hke::device::Open(f.impl(), &r).ok());
   CHECK(r == hke::device::OpenResult::kOpened);
   CHECK(f.fake.IoctlsOnFd(inherited) == 0);  // nothing sent on the parent's descriptor
   CHECK(f.impl().device().kfd_fd != inherited);
-  CHECK(hke::device::CheckOpen(f.impl()).ok());
+  CHECK(f.CheckOpen().ok());
 }
 
 TEST_CASE("a forked child's close drops an inherited reference without any ioctl; the last one closes the inherited descriptors and the child opens afresh") {
@@ -259,19 +284,19 @@ TEST_CASE("a forked child's close drops an inherited reference without any ioctl
   CHECK(hke::device::Close(f.impl()).ok());
   CHECK(f.fake.Count("ioctl") == 0);
   CHECK(f.fake.Count("close") == 0);  // one inherited reference left
-  CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
+  CHECK(f.CheckOpen() == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
   CHECK(hke::device::Close(f.impl()).ok());
   CHECK(f.fake.Count("ioctl") == 0);
   CHECK(f.fake.IoctlsOnFd(inherited) == 0);
   CHECK(f.fake.open_fds.empty());  // the child's copy of the descriptor is closed (no ioctl)
   CHECK(hke::device::Close(f.impl()) == hke::FailedPrecondition());  // nothing left to close
-  CHECK(hke::device::CheckOpen(f.impl()) == hke::FailedPrecondition());
+  CHECK(f.CheckOpen() == hke::FailedPrecondition());
 
   REQUIRE(hke::device::Open(f.impl(), &r).ok());
   CHECK(r == hke::device::OpenResult::kOpened);
   CHECK(f.fake.Count("ioctl") == 1);  // the child's own GET_VERSION
   CHECK(f.impl().device().kfd_fd != inherited);
-  CHECK(hke::device::CheckOpen(f.impl()).ok());
+  CHECK(f.CheckOpen().ok());
   CHECK(hke::device::Close(f.impl()).ok());
 }
 
@@ -282,11 +307,11 @@ TEST_CASE("EBADF from the kernel marks the context forked and returns a distinct
   REQUIRE(hke::device::Open(f.impl(), &r).ok());
   f.fake.ioctl_errors = {EBADF};
   uint32_t arg[2];
-  CHECK(hke::device::KfdIoctl(f.impl(), kGetVersion, arg) ==
+  CHECK(f.KfdIoctl(kGetVersion, arg) ==
         hke::Status::Api(HKE_STATUS_FORKED_CHILD));
-  CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
+  CHECK(f.CheckOpen() == hke::Status::Api(HKE_STATUS_FORKED_CHILD));
   size_t ioctls = f.fake.Count("ioctl");
-  CHECK(hke::device::KfdIoctl(f.impl(), kGetVersion, arg) ==
+  CHECK(f.KfdIoctl(kGetVersion, arg) ==
         hke::Status::Api(HKE_STATUS_FORKED_CHILD));
   CHECK(f.fake.Count("ioctl") == ioctls);  // refused without reaching the kernel
 }
@@ -298,9 +323,9 @@ TEST_CASE("discovery-only contexts open without touching /dev/kfd") {
   REQUIRE(hke::device::Open(f.impl(), &r).ok());
   CHECK(f.fake.Count("open") == 0);
   CHECK(f.fake.Count("ioctl") == 0);
-  CHECK(hke::device::CheckOpen(f.impl()).ok());
+  CHECK(f.CheckOpen().ok());
   uint32_t arg[2];
-  CHECK(hke::device::KfdIoctl(f.impl(), kGetVersion, arg) == hke::FailedPrecondition());
+  CHECK(f.KfdIoctl(kGetVersion, arg) == hke::FailedPrecondition());
   REQUIRE(hke::device::Close(f.impl()).ok());
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <limits>
 #include <string>
 #include <vector>
@@ -416,6 +417,46 @@ TEST_CASE("a dGPU reopen in the same process: the kernel keeps the old page, sig
   HsaEvent* m = Create(true, false, HSA_EVENTTYPE_MEMORY);
   CHECK(Join(b.Ioctls()) == "CREATE_EVENT ");
   CHECK(hsaKmtDestroyEvent(m) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE(
+    "a dGPU reopen never hands out the VA of the events page the kernel keeps: its range stays "
+    "reserved PROT_NONE, so an allocation there fails before reaching the kernel") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  b.Open();
+  HsaEvent* e = Create(true);
+  (void)e;
+  hke::events::Stats es{};
+  REQUIRE(hke::events::GetStats(hke_default_context()->impl, &es).ok());
+  const uint64_t page = es.page_va;
+  REQUIRE(page != 0);
+  REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+  b.Open();
+  // The page's range is still the kernel's BO: an allocation asked for at
+  // that address fails before it reaches the kernel (which would answer
+  // EADDRINUSE), and allocations elsewhere work.
+  HsaMemFlags f{};
+  f.ui32.HostAccess = 1;
+  f.ui32.NonPaged = 1;
+  f.ui32.FixedAddress = 1;
+  void* at = reinterpret_cast<void*>(static_cast<uintptr_t>(page));
+  b.ClearTrace();
+  CHECK(hsaKmtAllocMemory(0, 32768, f, &at) == HSAKMT_STATUS_NO_MEMORY);
+  CHECK(b.Ioctls().empty());
+  f.ui32.FixedAddress = 0;
+  void* p = nullptr;
+  REQUIRE(hsaKmtAllocMemory(0, 32768, f, &p) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtFreeMemory(p, 32768) == HSAKMT_STATUS_SUCCESS);
+  // The CPU view of the kept page is gone (PROT_NONE), its range still held.
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  bool held = false;
+  while (std::getline(maps, line)) {
+    const uint64_t lo = std::stoull(line.substr(0, line.find('-')), nullptr, 16);
+    const uint64_t hi = std::stoull(line.substr(line.find('-') + 1), nullptr, 16);
+    if (lo <= page && page < hi) held = line.find("---p") != std::string::npos;
+  }
+  CHECK(held);
 }
 
 TEST_CASE("an APU reopen maps the kernel's page again and signal events work") {

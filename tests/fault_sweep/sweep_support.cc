@@ -885,11 +885,13 @@ struct Run::Impl {
       Violation("descriptor loss: held by the library, not open through the platform: " + lost);
     }
     // Mappings: exactly the reservations of the live objects (and the
-    // reserved SVM range in reserved mode).
+    // reserved SVM range in reserved mode, and the range of a BO the kernel
+    // keeps, held PROT_NONE across closes).
     const MemoryState& m = ctx.memory();
     RangeSet expect;
     std::set<uint64_t> lib_bos;
     if (m.reserved_mode && m.svm_limit != 0) expect.Add(m.svm_base, m.svm_limit + 1);
+    if (m.kept_size != 0) expect.Add(m.kept_base, m.kept_base + m.kept_size);
     // 32-bit hosts: the handle aperture is a PROT_NONE window the library maps.
     if (m.handle_reserved) expect.Add(m.handle_base, m.handle_base + m.handle_size);
     for (uint32_t i = 0; i < m.object_high_water; ++i) {
@@ -1317,12 +1319,16 @@ RunOutput RunOnce(const Scenario& s, const Fault* fault, const std::vector<StepR
   }
 
   // After the last close: no mapping, no BO; only the render nodes stay
-  // open (kfd_device.h: they outlive hsaKmtCloseKFD by design).
+  // open (kfd_device.h: they outlive hsaKmtCloseKFD by design), and the
+  // range of an events page the kernel keeps stays reserved (memory.h
+  // kept_base).
   I.phase = "after the last close";
   I.CheckHoldings("after the last close");
   {
     RangeSet left = top->mapped;
     for (const auto& r : I.map_reported.ranges()) left.Remove(r.first, r.second);
+    const hke::memory::MemoryState& kept = I.Ctx().memory();
+    if (kept.kept_size != 0) left.Remove(kept.kept_base, kept.kept_base + kept.kept_size);
     if (!left.Empty()) {
       I.Violation("mapping leak: still mapped after the last close: " + left.Describe());
       for (const auto& r : left.ranges()) I.map_leaked.Add(r.first, r.second);

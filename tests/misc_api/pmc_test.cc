@@ -8,6 +8,7 @@
 #include <cstring>
 #include <map>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "doctest/doctest.h"
@@ -403,13 +404,24 @@ int FailingPerfEnable(void* self, int fd, uint32_t enable) {
   return hke_sim_platform(static_cast<kfdsim_t*>(self)).ops->perf_enable(self, fd, enable);
 }
 
-// perf_enable that closes the device the first time it is armed: the last
-// close then runs while StartTrace holds the trace pinned. (An int, not a
-// bool: a one-byte atomic exchange needs libatomic on riscv64.)
+// perf_enable that starts a last close on another thread the first time it
+// is armed, and reports whether that close finished while the call was
+// still inside (it must not: the close waits for the call). (Ints, not
+// bools: a one-byte atomic exchange needs libatomic on riscv64.)
 std::atomic<int> g_close_in_enable{0};
+std::atomic<int> g_close_done{0};
+std::atomic<int> g_close_done_inside{0};
+std::atomic<int> g_close_status{-1};
+std::thread g_closer;
 int ClosingPerfEnable(void* self, int fd, uint32_t enable) {
   if (enable != 0 && g_close_in_enable.exchange(0) != 0) {
-    REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    g_closer = std::thread([] {
+      g_close_status = hsaKmtCloseKFD();
+      g_close_done = 1;
+    });
+    // Give the closer every chance to get ahead; it still cannot finish.
+    for (int i = 0; i < 100 && g_close_done.load() == 0; ++i) std::this_thread::yield();
+    g_close_done_inside = g_close_done.load();
   }
   return hke_sim_platform(static_cast<kfdsim_t*>(self)).ops->perf_enable(self, fd, enable);
 }
@@ -469,8 +481,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "a last close while a call holds a trace leaks no perf descriptor: the trace's next slot "
-    "owner closes what the close had to leave to that call") {
+    "a last close from another thread while StartTrace is in the kernel waits for the call, then "
+    "closes every perf descriptor") {
   SimBoard b(nullptr, "datacenter-4gpu");
   hke_platform_ops ops = *hke_sim_platform(b.sim()).ops;
   ops.perf_enable = ClosingPerfEnable;
@@ -481,16 +493,19 @@ TEST_CASE(
   REQUIRE(hsaKmtPmcAcquireTraceAccess(node, id) == HSAKMT_STATUS_SUCCESS);
   CHECK(kfdsim_perf_open_count(b.sim()) == 1);
   uint64_t buf[1] = {};
+  g_close_done = 0;
   g_close_in_enable = 1;
-  // The close inside perf_enable skips the pinned trace; the Start finishes.
-  (void)hsaKmtPmcStartTrace(id, buf, sizeof(buf));
+  CHECK(hsaKmtPmcStartTrace(id, buf, sizeof(buf)) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(g_closer.joinable());
+  g_closer.join();
   CHECK(g_close_in_enable.load() == 0);
-  CHECK(kfdsim_perf_open_count(b.sim()) == 1);  // held by the stale trace
+  CHECK(g_close_done_inside.load() == 0);  // the close did not run inside the call
+  CHECK(g_close_status.load() == HSAKMT_STATUS_SUCCESS);
+  CHECK(kfdsim_perf_open_count(b.sim()) == 0);  // the close released the started trace
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtPmcQueryTrace(id) == HSAKMT_STATUS_INVALID_HANDLE);
   const HSATraceId next = Register(node, {Iommu(2)});
   CHECK(next != id);
-  CHECK(kfdsim_perf_open_count(b.sim()) == 0);  // the reused slot's descriptor is closed
   REQUIRE(hsaKmtPmcAcquireTraceAccess(node, next) == HSAKMT_STATUS_SUCCESS);
   CHECK(kfdsim_perf_open_count(b.sim()) == 1);
   REQUIRE(hsaKmtPmcUnregisterTrace(node, next) == HSAKMT_STATUS_SUCCESS);

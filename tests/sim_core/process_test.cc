@@ -1,6 +1,7 @@
 // kfdsim per-process ioctls: memory policy, clocks, tile config, trap
 // handler, scratch, SMI, SVM attribute store, CRIU, deprecated debug calls.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "tests/sim_core/sim_fixture.h"
@@ -99,6 +100,20 @@ struct SvmReq {
   k::SvmAttribute attrs[4];
 };
 
+// Anonymous host memory for SVM ranges (the kernel wants them mapped).
+struct HostArea {
+  explicit HostArea(size_t n) : size(n) {
+    p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(p != MAP_FAILED);
+  }
+  ~HostArea() { munmap(p, size); }
+  uint64_t Aligned(uint64_t align) const {
+    return (reinterpret_cast<uintptr_t>(p) + align - 1) & ~(align - 1);
+  }
+  void* p;
+  size_t size;
+};
+
 int Svm(Sim& s, SvmReq* r, uint32_t nattr) {
   r->head.nattr = nattr;
   const uint32_t req = k::IocWithSize(
@@ -109,8 +124,11 @@ int Svm(Sim& s, SvmReq* r, uint32_t nattr) {
 TEST_CASE("sim SVM stores attributes per range and folds them on GET") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
+  // SVM ranges are host memory of the process: a mapped 64 KiB-aligned area.
+  HostArea host(0x40000);
+  const uint64_t base = host.Aligned(0x10000);
   SvmReq r{};
-  r.head.start_addr = 0x100000000ull;
+  r.head.start_addr = base;
   r.head.size = 0x10000;
   r.head.op = k::kSvmOpSetAttr;
   r.attrs[0] = {k::kSvmAttrPreferredLoc, kGpuA};
@@ -119,7 +137,7 @@ TEST_CASE("sim SVM stores attributes per range and folds them on GET") {
   REQUIRE(Svm(s, &r, 3) == 0);
 
   SvmReq g{};
-  g.head.start_addr = 0x100000000ull;
+  g.head.start_addr = base;
   g.head.size = 0x8000;
   g.head.op = k::kSvmOpGetAttr;
   g.attrs[0] = {k::kSvmAttrPreferredLoc, 0};
@@ -140,7 +158,7 @@ TEST_CASE("sim SVM stores attributes per range and folds them on GET") {
 
   // ALLOC over an SVM range: EADDRINUSE.
   k::AllocMemoryOfGpuArgs a;
-  CHECK(s.Alloc(kGpuA, 4096, kGttFlags, &a, 0x100004000ull) == EADDRINUSE);
+  CHECK(s.Alloc(kGpuA, 4096, kGttFlags, &a, base + 0x4000) == EADDRINUSE);
 }
 
 TEST_CASE("sim SVM rejects unaligned ranges, unknown gpus and unknown attributes") {
@@ -160,6 +178,26 @@ TEST_CASE("sim SVM rejects unaligned ranges, unknown gpus and unknown attributes
   // nattr larger than the request's size field carries.
   r.head.nattr = 3;
   CHECK(s.Io(k::kIocSvm, &r) == EINVAL);
+}
+
+TEST_CASE("sim SVM refuses a range with unmapped host pages: SET EFAULT, GET EINVAL") {
+  Sim s(TwoGpuBoard());
+  HostArea host(0x3000);
+  const uint64_t base = host.Aligned(0x1000);
+  // The middle page goes away: the range has a hole.
+  REQUIRE(munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(base + 0x1000)), 0x1000) == 0);
+  SvmReq r{};
+  r.head.start_addr = base;
+  r.head.size = 0x2000;
+  r.head.op = k::kSvmOpSetAttr;
+  r.attrs[0] = {k::kSvmAttrAccess, kGpuA};
+  CHECK(Svm(s, &r, 1) == EFAULT);
+  r.head.op = k::kSvmOpGetAttr;
+  CHECK(Svm(s, &r, 1) == EINVAL);
+  // The mapped first page alone is accepted.
+  r.head.size = 0x1000;
+  r.head.op = k::kSvmOpSetAttr;
+  CHECK(Svm(s, &r, 1) == 0);
 }
 
 TEST_CASE("sim answers CRIU with EACCES and the deprecated debugger calls with EPERM") {

@@ -247,4 +247,33 @@ int Simulator::Close(int fd) {
   return result;
 }
 
+Simulator::ProcessStats Simulator::Stats() {
+  ProcessStats st;
+  std::lock_guard<std::mutex> dl(dev_mu_);
+  for (const auto& [key, f] : files_) {
+    (void)key;
+    if (routes_.count(key) != 0) continue;  // a secondary process's file
+    (f.kind == DevKind::kKfd ? st.kfd_fds : st.render_fds) += static_cast<uint32_t>(f.fds.size());
+  }
+  {
+    std::lock_guard<std::mutex> pl(proc_mu_);
+    for (const GpuProc& g : gpus_) {
+      for (const auto& [id, bo] : g.bos) {
+        (void)id;
+        if (bo.event_page) {
+          ++st.event_page_bos;
+          continue;
+        }
+        ++st.bos;
+        st.gpu_mappings += static_cast<uint32_t>(bo.mapped.size());
+      }
+    }
+    st.queues = static_cast<uint32_t>(queues_.size());
+    st.svm_ranges = static_cast<uint32_t>(svm_.size());
+  }
+  std::lock_guard<std::mutex> el(ev_mu_);
+  st.events = static_cast<uint32_t>(events_.size());
+  return st;
+}
+
 }  // namespace kfdsim

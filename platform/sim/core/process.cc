@@ -20,8 +20,10 @@
 //    (ranges are split at the boundaries); GET folds them the kernel's way
 //    (locations: common value or UNDEFINED; ACCESS*: per gpu; SET_FLAGS:
 //    flags set everywhere; CLR_FLAGS: flags clear everywhere; GRANULARITY:
-//    minimum). Pages never set report the defaults. No migration, no
-//    residency, no check that the range is mapped.
+//    minimum). Pages never set report the defaults. A range with a page
+//    outside every host mapping: SET EFAULT, GET EINVAL (the kernel's
+//    svm_range_is_valid; device mappings are not told apart). No
+//    migration, no residency.
 //  - SET_XNACK_MODE: -1 queries; changing it with queues -> EBUSY; enabling
 //    needs every SOC15 GPU to support per-process XNACK (gfx90a, gfx94x,
 //    gfx950), else EPERM (the module default noretry=1 is assumed).
@@ -52,6 +54,7 @@
 // Threading: state under proc_mu_.
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -148,6 +151,17 @@ int Simulator::IocSetTrapHandler(IoctlCtx&, void* d) {
 
 // ---- SVM ----
 
+namespace {
+
+// True when every page of [start, start+size) is mapped in this process.
+bool HostRangeMapped(uint64_t start, uint64_t size) {
+  if (size > SIZE_MAX || start > UINTPTR_MAX) return false;
+  return msync(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), static_cast<size_t>(size),
+               MS_ASYNC) == 0;
+}
+
+}  // namespace
+
 int Simulator::IocSvm(IoctlCtx& c, void* d) {
   auto* a = static_cast<k::SvmArgs*>(d);
   if (IsSecondary()) return EOPNOTSUPP;  // SVM is the primary process's
@@ -185,6 +199,9 @@ int Simulator::IocSvm(IoctlCtx& c, void* d) {
     }
   }
   const uint64_t start = a->start_addr, end = a->start_addr + a->size;
+  // The kernel's svm_range_is_valid: every page must lie in a VMA of the
+  // process (SET: EFAULT, GET: EINVAL). msync reports unmapped pages.
+  if (!HostRangeMapped(start, a->size)) return a->op == k::kSvmOpSetAttr ? EFAULT : EINVAL;
   SvmRange defaults;
   if (xnack_enabled_) {
     for (const GpuDesc& g : board_.desc.gpus) defaults.access[g.gpu_id] = k::kSvmAttrAccess;

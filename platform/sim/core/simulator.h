@@ -203,6 +203,12 @@ class Simulator {
   void ResetProcess();
   // Secondary kfd_processes alive now (core/secondary.cc).
   size_t SecondaryCount();
+  // What the primary process holds now (kfdsim_process_stats).
+  struct ProcessStats {
+    uint32_t bos = 0, event_page_bos = 0, gpu_mappings = 0, queues = 0, events = 0,
+             svm_ranges = 0, kfd_fds = 0, render_fds = 0;
+  };
+  ProcessStats Stats();
 
   // ---- implementation types (used across the subsystem files) ----
   enum class DevKind { kKfd, kRender };
