@@ -10,7 +10,7 @@
 // is INVALID_PARAMETER before anything else; then the open device
 // (KERNEL_IO_CHANNEL_NOT_OPENED), then the arguments (ring, type, priority,
 // percentage, the engine id of an SDMA_BY_ENG_ID queue: INVALID_PARAMETER;
-// other types ignore the engine id; a node that is not a GPU:
+// other types pass the engine id on, unchecked; a node that is not a GPU:
 // INVALID_NODE_UNIT), then the handle (INVALID_HANDLE for a stale or forged
 // HSA_QUEUEID; upstream dereferences it). hsaKmtCreateQueue with
 // SDMA_BY_ENG_ID is ERROR, as upstream. A kernel refusal of CREATE, UPDATE,

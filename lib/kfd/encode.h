@@ -177,7 +177,7 @@ struct QueueRequest {
   uint32_t ring_size;       // power of two, >= kMinQueueRingSize
   uint32_t percentage;      // bits 0-7 <= 100, bits 8-15 PM4 target XCC, rest 0
   uint32_t priority;        // <= 15
-  uint32_t sdma_engine_id;  // only for kQueueTypeSdmaByEngId, else 0
+  uint32_t sdma_engine_id;  // the engine of a kQueueTypeSdmaByEngId queue; ignored by the kernel otherwise
   uint64_t read_ptr;        // nonzero, 4-byte aligned
   uint64_t write_ptr;       // nonzero, 4-byte aligned
   uint64_t eop_addr;        // 0 with eop_size 0, or both nonzero

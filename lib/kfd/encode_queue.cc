@@ -26,9 +26,6 @@ Status EncodeCreateQueue(const QueueRequest& req, CreateQueueArgs* out) {
   if (out == nullptr) return InvalidArgument();
   if (req.gpu_id == 0) return InvalidArgument();
   if (req.queue_type > kQueueTypeLast) return InvalidArgument();
-  if (req.queue_type != kQueueTypeSdmaByEngId && req.sdma_engine_id != 0) {
-    return InvalidArgument();
-  }
   if (req.ring_base == 0 || !ValidRingSize(req.ring_size)) return InvalidArgument();
   if (!RangeFits(req.ring_base, req.ring_size)) return Overflow();
   if (!ValidPercentage(req.percentage) || req.priority > kMaxQueuePriority) {

@@ -340,10 +340,9 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
                             "an AQL queue needs 8-byte aligned read and write pointers in "
                             "QueueResource");
   }
-  // The engine id means something only for SDMA_BY_ENG_ID; the kernel
-  // ignores it otherwise (the runtime passes -1 on SDMA and xGMI SDMA
-  // queues), so it is ignored here and not sent.
-  const uint32_t engine_id = kfd_type == kfd::kQueueTypeSdmaByEngId ? args.sdma_engine_id : 0u;
+  // The engine id means something only for SDMA_BY_ENG_ID (checked below);
+  // other types pass it on as upstream does, and the kernel ignores it (the
+  // runtime passes -1 on SDMA and xGMI SDMA queues).
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   HKE_RETURN_IF_ERROR(api::EnsureTopologyAndVm(ctx));
 
@@ -425,7 +424,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   req.ring_size = static_cast<uint32_t>(args.ring_size);
   req.percentage = args.percentage;
   req.priority = priority;
-  req.sdma_engine_id = engine_id;
+  req.sdma_engine_id = args.sdma_engine_id;
   if (kfd_type == kfd::kQueueTypeComputeAql) {
     req.read_ptr = args.aql_read_ptr;
     req.write_ptr = args.aql_write_ptr;

@@ -433,8 +433,6 @@ TEST_CASE("create-queue encoder rejects what the kernel rejects or would misuse"
       {"priority 16", [](k::QueueRequest* q) { q->priority = 16; }, HKE_STATUS_INVALID_ARGUMENT},
       {"unknown queue type", [](k::QueueRequest* q) { q->queue_type = 5; },
        HKE_STATUS_INVALID_ARGUMENT},
-      {"engine id on a non-SDMA_BY_ENG_ID queue", [](k::QueueRequest* q) { q->sdma_engine_id = 1; },
-       HKE_STATUS_INVALID_ARGUMENT},
       {"gpu_id 0", [](k::QueueRequest* q) { q->gpu_id = 0; }, HKE_STATUS_INVALID_ARGUMENT},
       {"ring wraps",
        [](k::QueueRequest* q) { q->ring_base = 0xFFFFFFFFFFFFF000ull; },
@@ -464,6 +462,12 @@ TEST_CASE("create-queue encoder rejects what the kernel rejects or would misuse"
   q.queue_type = k::kQueueTypeSdmaByEngId;
   q.sdma_engine_id = 2;
   CHECK(k::EncodeCreateQueue(q, &a).ok());
+  // Other types carry the engine id as given (the kernel ignores it; the
+  // runtime passes -1), as upstream sends it.
+  q = GoodQueue();
+  q.sdma_engine_id = 0xFFFFFFFFu;
+  REQUIRE(k::EncodeCreateQueue(q, &a).ok());
+  CHECK(a.sdma_engine_id == 0xFFFFFFFFu);
 }
 
 TEST_CASE("create-queue decoder requires a doorbell offset of the same gpu") {

@@ -541,7 +541,7 @@ std::vector<k::CreateQueueArgs> CreateRequests(SimBoard& b) {
 
 }  // namespace
 
-TEST_CASE("CreateQueueExt takes any SDMA engine id for queue types other than SDMA_BY_ENG_ID and sends none, as the kernel ignores it") {
+TEST_CASE("CreateQueueExt takes any SDMA engine id for queue types other than SDMA_BY_ENG_ID and passes it on as upstream does; the kernel ignores it") {
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
@@ -570,7 +570,7 @@ TEST_CASE("CreateQueueExt takes any SDMA engine id for queue types other than SD
     const std::vector<k::CreateQueueArgs> sent = CreateRequests(b);
     REQUIRE(sent.size() == 1);
     CHECK(sent[0].queue_type == c.kfd_type);
-    CHECK(sent[0].sdma_engine_id == 0);
+    CHECK(sent[0].sdma_engine_id == c.engine);
     CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
   }
   // SDMA_BY_ENG_ID still sends its engine, and still checks it.
