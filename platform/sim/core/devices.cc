@@ -257,6 +257,7 @@ Simulator::ProcessStats Simulator::Stats() {
   }
   {
     std::lock_guard<std::mutex> pl(proc_mu_);
+    SvmPruneLocked(0, ~uint64_t{0});  // host unmaps nobody reported
     for (const GpuProc& g : gpus_) {
       for (const auto& [id, bo] : g.bos) {
         (void)id;

@@ -232,17 +232,6 @@ void Simulator::DropStorage(const std::shared_ptr<Storage>& s) {
   if (--s->refs == 0) FreeBacking(s->gpu, s->offset, s->size);
 }
 
-bool Simulator::SvmOverlaps(uint64_t start, uint64_t size) const {
-  if (size == 0) return false;
-  const uint64_t end = start + size;
-  auto it = svm_.upper_bound(start);
-  if (it != svm_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.end > start) return true;
-  }
-  return it != svm_.end() && it->first < end;
-}
-
 int Simulator::IocAllocMemory(IoctlCtx&, void* d) {
   auto* a = static_cast<k::AllocMemoryOfGpuArgs*>(d);
   if (a->size == 0) return EINVAL;
@@ -250,9 +239,13 @@ int Simulator::IocAllocMemory(IoctlCtx&, void* d) {
   if (IsSecondary() && (a->flags & k::kAllocMemUserptr) != 0) return EOPNOTSUPP;
   std::lock_guard<std::mutex> pl(proc_mu_);
   const uint32_t flags = a->flags;
+  // An SVM range the host unmapped behind the simulator's back is gone
+  // (the kernel's MMU notifier would have removed it): re-check first.
   if (flags & k::kAllocMemUserptr) {
+    SvmPruneLocked(a->mmap_offset, a->mmap_offset + a->size);
     if (SvmOverlaps(a->mmap_offset, a->size)) return EADDRINUSE;
   } else if (!((flags & k::kAllocMemVram) && a->va_addr == 0)) {
+    SvmPruneLocked(a->va_addr, a->va_addr + a->size);
     if (SvmOverlaps(a->va_addr, a->size)) return EADDRINUSE;
   }
   const int gpu = GpuIndex(a->gpu_id);

@@ -189,6 +189,29 @@ class Simulator {
   // in kThread mode). Same calling rules as SetEngineMode.
   void StopEngineThread();
 
+  // ---- SVM (svm.cc) ----
+  // The MMU notifier: the host unmapped [addr, addr + length) (munmap, or
+  // a MAP_FIXED mapping that replaced pages). SVM ranges there are split
+  // or removed as svm_range_unmap_from_cpu does, with the UNMAP_FROM_GPU
+  // SMI records of the GPUs they were mapped on. Front ends call it after
+  // every host unmap they see; SVM and ALLOC calls also re-check the
+  // ranges they touch against the host mappings (unmaps nobody reported).
+  void HostUnmapped(uint64_t addr, uint64_t length);
+  // A GPU of the board touching [va, va + size) as its engines would:
+  // 0 when SVM memory there is reachable (after a recovered retry fault
+  // with XNACK on: PAGE_FAULT_START/END and migration SMI records),
+  // ENOENT when it is not SVM memory, EFAULT for a GPU fault, EINVAL for
+  // an unknown gpu.
+  int SvmGpuTouch(uint32_t gpu_id, uint64_t va, uint64_t size, bool write);
+  struct SvmRangeInfo {
+    uint64_t start = 0, end = 0;  // the range holding the address
+    uint32_t actual_loc = 0;      // 0: system memory, else the gpu_id holding it
+    bool mapped_to_gpu = false;
+    uint32_t mapped_gpus = 0;     // GPUs whose page tables map it
+  };
+  // ENOENT when no SVM range holds `addr`.
+  int SvmRangeAt(uint64_t addr, SvmRangeInfo* out);
+
   // ---- state queries (tests, front ends) ----
   int MemoryUsage(uint32_t gpu_id, uint64_t* vram_used, uint64_t* gtt_used);
   size_t BoCount();
@@ -411,16 +434,48 @@ class Simulator {
   // Reads `n` bytes of the ring at byte offset `off` (modulo the ring size).
   int RingRead(const Queue& q, uint64_t off, void* dst, uint64_t n);
 
-  // ---------------- process.cc ----------------
+  // ---------------- svm.cc (proc_mu_ held unless noted) ----------------
   struct SvmRange {
     uint64_t end = 0;  // exclusive
     uint32_t preferred = hke::kfd::kSvmLocationUndefined;
     uint32_t prefetch = hke::kfd::kSvmLocationUndefined;
     uint32_t flags = hke::kfd::kSvmFlagHostAccess | hke::kfd::kSvmFlagCoherent;
     uint32_t granularity = 9;
-    std::map<uint32_t, uint32_t> access;  // gpu_id -> kSvmAttrAccess/InPlace/NoAccess
+    // gpu_id -> kSvmAttrAccess or kSvmAttrAccessInPlace (the kernel's
+    // bitmap_access / bitmap_aip); a GPU not listed has no access.
+    std::map<uint32_t, uint32_t> access;
+    uint32_t actual_loc = 0;         // 0: system memory, else the gpu_id holding the pages
+    bool mapped_to_gpu = false;      // the kernel's prange->mapped_to_gpu
+    std::vector<uint32_t> mapped_on;  // gpu_ids whose page tables map the range
   };
-  bool SvmOverlaps(uint64_t start, uint64_t size) const;  // proc_mu_ held
+  using SvmMap = std::map<uint64_t, SvmRange>;
+  bool SvmOverlaps(uint64_t start, uint64_t size) const;
+  bool SvmSupported(int gpu) const;  // the kernel's bitmap_supported
+  SvmMap::iterator SvmFind(uint64_t addr);
+  SvmMap::iterator SvmSplit(uint64_t at);  // range starting at `at` after the split
+  SvmRange SvmDefaults() const;
+  // The MMU notifier's unmap (svm_range_unmap_from_cpu) of [start, end).
+  void SvmUnmapLocked(uint64_t start, uint64_t end);
+  // Unmaps the parts of ranges overlapping [start, end) that are no longer
+  // host memory (host unmaps the simulator did not see).
+  void SvmPruneLocked(uint64_t start, uint64_t end);
+  // 0, EFAULT (not host memory) or EADDRINUSE (a mapped KFD BO overlaps).
+  int SvmRangeValid(uint64_t start, uint64_t end) const;
+  void SvmSendLocked(uint32_t gpu_id, uint32_t event, const std::string& fields);
+  void SvmMigrateLocked(SvmRange& r, uint64_t start, uint64_t end, uint32_t to, uint32_t trigger);
+  uint32_t SvmBestPrefetch(const SvmRange& r) const;
+  bool SvmSameHive(uint32_t a, uint32_t b) const;
+  // A GPU retry fault (XNACK on) at `va` in range `it`: 0 when recovered.
+  int SvmRestoreLocked(int gpu, SvmMap::iterator it, uint64_t va, bool write);
+  // An unregistered range around `va` (XNACK fault on host memory not in
+  // any range); svm_.end() when the page is not host memory.
+  SvmMap::iterator SvmCreateUnregisteredLocked(uint64_t va);
+  // The GPU's access to SVM memory [va, end): 0 with *hit (host pages at
+  // va), 0 without (not SVM memory), or EFAULT.
+  int SvmGpuAccessLocked(int gpu, uint64_t va, uint64_t end, bool write, bool* hit);
+  int IocSvm(IoctlCtx& c, void* d);
+
+  // ---------------- process.cc ----------------
   int IocGetVersion(IoctlCtx& c, void* d);
   int IocSetMemoryPolicy(IoctlCtx& c, void* d);
   int IocGetClockCounters(IoctlCtx& c, void* d);
@@ -429,7 +484,6 @@ class Simulator {
   int IocGetTileConfig(IoctlCtx& c, void* d);
   int IocSetTrapHandler(IoctlCtx& c, void* d);
   int IocSmiEvents(IoctlCtx& c, void* d);
-  int IocSvm(IoctlCtx& c, void* d);
   int IocSetXnackMode(IoctlCtx& c, void* d);
   int IocCriu(IoctlCtx& c, void* d);
   int IocRuntimeEnable(IoctlCtx& c, void* d);
@@ -502,7 +556,7 @@ class Simulator {
   std::vector<GpuProc> gpus_;
   std::map<uint32_t, Queue> queues_;
   IdPool queue_ids_;
-  std::map<uint64_t, SvmRange> svm_;  // start -> range, non-overlapping
+  SvmMap svm_;  // start -> range, non-overlapping
   struct Dmabuf {
     std::shared_ptr<Storage> storage;
     uint32_t flags = 0;  // allocation flags of the exported BO

@@ -24,7 +24,12 @@
 // process that wrote it removes it at exit.
 //
 // Devices: /dev/kfd and /dev/dri/renderD<n> are memfds created by the core;
-// dup'ed descriptors are recognised by inode. A forked child that uses the
+// dup'ed descriptors are recognised by inode.
+//
+// Host unmaps: munmap, and mmap with MAP_FIXED (which replaces pages), are
+// reported to the simulator (kfdsim_host_unmapped) so SVM ranges follow the
+// host mappings as the kernel's MMU notifier keeps them; unmaps by raw
+// syscalls are noticed by the core at its next SVM or ALLOC call. A forked child that uses the
 // parent's KFD descriptor gets EBADF, as from the kernel, and may reopen.
 //
 // Recursion: the core itself calls open/mmap/close; a per-thread guard
@@ -40,9 +45,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -167,6 +174,9 @@ struct State {
   int trace_fd = -1;
   pid_t trace_pid = 0;
 };
+
+// Set once a simulator exists in this process image (munmap's fast path).
+std::atomic<int> g_any_sim{0};
 
 State& S() {
   static State* s = new State();  // never destroyed: used until the very end
@@ -307,6 +317,7 @@ kfdsim_t* SimLocked() {
   ApplyFaults(sim);
   s.sim = sim;
   s.sim_pid = pid;
+  g_any_sim.store(1, std::memory_order_release);
   return sim;
 }
 
@@ -649,6 +660,23 @@ KFDSIM_EXPORT int ioctl(int fd, unsigned long request, ...) {
   return g_real.ioctl(fd, request, arg);
 }
 
+// Tells the simulator (if this process has one) that host pages went
+// away, so SVM ranges there are split or removed as the kernel's MMU
+// notifier does. Never creates the simulator.
+static void NotifyUnmapped(const void* addr, size_t length) {
+  // Cheap exits first: munmap runs from malloc and the loader long before
+  // (or without) any simulator.
+  if (g_guard != 0 || g_any_sim.load(std::memory_order_acquire) == 0) return;
+  Guard g;
+  kfdsim_t* sim = nullptr;
+  {
+    State& s = S();
+    std::lock_guard<std::mutex> l(s.mu);
+    if (s.sim_pid == getpid()) sim = s.sim;
+  }
+  if (sim != nullptr) kfdsim_host_unmapped(sim, addr, length);
+}
+
 static void* MmapCommon(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
                         bool large) {
   ResolveReal();
@@ -669,8 +697,11 @@ static void* MmapCommon(void* addr, size_t length, int prot, int flags, int fd, 
       return out;
     }
   }
-  return large ? g_real.mmap64(addr, length, prot, flags, fd, static_cast<off64_t>(offset))
-               : g_real.mmap(addr, length, prot, flags, fd, static_cast<off_t>(offset));
+  void* p = large ? g_real.mmap64(addr, length, prot, flags, fd, static_cast<off64_t>(offset))
+                  : g_real.mmap(addr, length, prot, flags, fd, static_cast<off_t>(offset));
+  // A fixed mapping replaced what was there: the MMU notifier's unmap.
+  if (p != MAP_FAILED && (flags & MAP_FIXED) != 0) NotifyUnmapped(p, length);
+  return p;
 }
 
 KFDSIM_EXPORT void* mmap(void* addr, size_t length, int prot, int flags, int fd, off_t offset) {
@@ -682,6 +713,17 @@ KFDSIM_EXPORT void* mmap(void* addr, size_t length, int prot, int flags, int fd,
 
 KFDSIM_EXPORT void* mmap64(void* addr, size_t length, int prot, int flags, int fd, off64_t offset) {
   return MmapCommon(addr, length, prot, flags, fd, static_cast<uint64_t>(offset), true);
+}
+
+KFDSIM_EXPORT int munmap(void* addr, size_t length) {
+  // The raw system call: no symbol lookup, so it is safe however early.
+  const int r = static_cast<int>(syscall(SYS_munmap, addr, length));
+  if (r == 0) {
+    const int saved = errno;
+    NotifyUnmapped(addr, length);
+    errno = saved;
+  }
+  return r;
 }
 
 KFDSIM_EXPORT int close(int fd) {
