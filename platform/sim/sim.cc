@@ -164,6 +164,7 @@ int kfdsim_process_stats_get(kfdsim_t* sim, kfdsim_process_stats* out) {
   out->svm_ranges = st.svm_ranges;
   out->kfd_fds = st.kfd_fds;
   out->render_fds = st.render_fds;
+  out->gem_objects = st.gem_objects;
   return 0;
 }
 

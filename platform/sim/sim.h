@@ -144,6 +144,8 @@ typedef struct kfdsim_process_stats {
   uint32_t svm_ranges;    /* SVM ranges with attributes */
   uint32_t kfd_fds;       /* open /dev/kfd descriptors the simulator knows */
   uint32_t render_fds;    /* open render-node descriptors the simulator knows */
+  uint32_t gem_objects;   /* BOs created on render nodes (GEM) still alive:
+                           * held by a handle or a dma-buf descriptor */
 } kfdsim_process_stats;
 /* EINVAL for NULL arguments or a struct_size smaller than the struct. */
 KFDSIM_API int kfdsim_process_stats_get(kfdsim_t* sim, kfdsim_process_stats* out);

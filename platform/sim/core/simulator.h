@@ -215,6 +215,8 @@ class Simulator {
   // ---- state queries (tests, front ends) ----
   int MemoryUsage(uint32_t gpu_id, uint64_t* vram_used, uint64_t* gtt_used);
   size_t BoCount();
+  // Render-node BOs alive (held by a GEM handle or a dma-buf).
+  size_t GemObjectCount();
   size_t QueueCount();
   bool VmAcquired(uint32_t gpu_id);
   // Drops all per-process state (BOs, events, queues, VMs, SVM) and every
@@ -229,7 +231,7 @@ class Simulator {
   // What the primary process holds now (kfdsim_process_stats).
   struct ProcessStats {
     uint32_t bos = 0, event_page_bos = 0, gpu_mappings = 0, queues = 0, events = 0,
-             svm_ranges = 0, kfd_fds = 0, render_fds = 0;
+             svm_ranges = 0, kfd_fds = 0, render_fds = 0, gem_objects = 0;
   };
   ProcessStats Stats();
 
@@ -263,6 +265,10 @@ class Simulator {
     uint64_t offset = 0;
     uint64_t size = 0;
     int refs = 0;
+    // Render-node (GEM) BOs: the memory is accounted as long as the
+    // storage lives, and released with it (1 VRAM, 2 GTT, 0 none). KFD BOs
+    // account at ALLOC/FREE instead.
+    int account = 0;
   };
   struct Bo {
     uint64_t va = 0;
@@ -341,6 +347,54 @@ class Simulator {
   uint64_t AddAliasBo(int gpu, uint32_t gpu_id, uint64_t va, const std::shared_ptr<Storage>& storage,
                       uint32_t flags);
   int IocIpcImport(IoctlCtx& c, void* d);
+
+  // ---------------- gem.cc (proc_mu_ held unless noted) ----------------
+  // A BO created on a render node (GEM_CREATE / GEM_USERPTR), or the GEM
+  // view of a KFD BO imported there through its dma-buf. Shared by the
+  // handles of every DRM file that has one and by its dma-buf; the last
+  // reference drops the storage (GemRef's deleter, run under proc_mu_).
+  struct GemObject {
+    int gpu = -1;
+    std::shared_ptr<Storage> storage;  // null for userptr objects
+    uint64_t size = 0;                 // bytes, page aligned
+    uint64_t alignment = 0, domains = 0, flags = 0;  // GEM_OP's create info
+    uint64_t userptr = 0;
+    uint64_t tiling = 0, metadata_flags = 0;
+    std::vector<uint8_t> metadata;  // GEM_METADATA, at most 256 bytes
+    FileKey dmabuf{};               // its dma-buf, when exported (dmabufs_ key)
+    bool exported = false;
+  };
+  using GemRef = std::shared_ptr<GemObject>;
+  struct GemFile {  // the GEM handles of one DRM file (IDR from 1)
+    IdPool ids{1};
+    std::map<uint32_t, GemRef> handles;
+  };
+  GemRef NewGemLocked(int gpu, const std::shared_ptr<Storage>& storage);
+  int DrmGemIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+                  bool* unknown);
+  int IocGemClose(IoctlCtx& c, void* d);
+  int IocPrimeHandleToFd(IoctlCtx& c, void* d);
+  int IocPrimeFdToHandle(IoctlCtx& c, void* d);
+  int IocGemCreate(IoctlCtx& c, void* d);
+  int IocGemMmap(IoctlCtx& c, void* d);
+  int IocGemMetadata(IoctlCtx& c, void* d);
+  int IocGemWaitIdle(IoctlCtx& c, void* d);
+  int IocGemOp(IoctlCtx& c, void* d);
+  int IocGemUserptr(IoctlCtx& c, void* d);
+  GemRef* GemLookupLocked(const IoctlCtx& c, uint32_t handle);
+  // A new dma-buf fd for `storage` (sized like it, so lseek(SEEK_END)
+  // gives the size), registered in dmabufs_ with its own storage reference.
+  int NewDmabufLocked(const std::shared_ptr<Storage>& storage, uint32_t kfd_flags, GemRef gem,
+                      bool cloexec, int* out_fd, FileKey* out_key);
+  // Forgets the dma-bufs no descriptor of the process refers to any more
+  // (the simulator's pin aside), as the kernel releases a dma-buf with its
+  // last file reference.
+  void DmabufCollectLocked();
+  // The GEM handles of a DRM file die with it (drm_gem_release).
+  void GemFileClosedLocked(const FileKey& key);
+  // mmap of a GEM object this file has a handle to; ENOENT when none holds `offset`.
+  int MmapGemLocked(const IoctlCtx& ctx, void* addr, size_t length, int prot, int flags,
+                    uint64_t offset, void** out);
 
   // ---------------- events.cc ----------------
   struct Waiter;
@@ -561,8 +615,12 @@ class Simulator {
     std::shared_ptr<Storage> storage;
     uint32_t flags = 0;  // allocation flags of the exported BO
     int pin_fd = -1;     // internal dup keeping the inode (the key) alive
+    GemRef gem;          // the GEM object (render-node exports, or made on first import)
   };
+  // KFD allocation flags GET_DMABUF_INFO reports for a dma-buf.
+  static uint32_t DmabufKfdFlags(const Dmabuf& b);
   std::map<FileKey, Dmabuf> dmabufs_;  // exported dma-buf fds, by inode
+  std::map<FileKey, GemFile> gem_files_;  // GEM handles per DRM file (gem.cc)
   // IPC share handles (DKMS IPC_EXPORT_HANDLE): 4 words -> the storage.
   struct IpcShare {
     std::shared_ptr<Storage> storage;
