@@ -151,12 +151,14 @@ typedef struct kfdsim_process_stats {
 KFDSIM_API int kfdsim_process_stats_get(kfdsim_t* sim, kfdsim_process_stats* out);
 
 /* ---- SVM (platform/sim/core/svm.cc) ---- */
-/* The host unmapped [addr, addr + length): munmap, or a MAP_FIXED mapping
- * that replaced pages (the kernel's MMU notifier). SVM ranges there are
- * split or removed, with UNMAP_FROM_GPU SMI records for the GPUs they were
- * mapped on. Front ends call it after each host unmap they see; the SVM
- * and ALLOC_MEMORY_OF_GPU calls re-check the ranges they touch against
- * the host mappings, so unmaps nobody reported are noticed there. */
+/* The host unmapped [addr, addr + length) (the kernel's MMU notifier):
+ * SVM ranges there are split or removed, with UNMAP_FROM_GPU SMI records
+ * for the GPUs they were mapped on. Front ends call it after every munmap
+ * and every new mapping they see (a new mapping lies where nothing was
+ * mapped, or replaced pages with MAP_FIXED: no range may remain there).
+ * The SVM and ALLOC_MEMORY_OF_GPU calls re-check the ranges they touch
+ * against the host mappings, so unmaps nobody reported are noticed there
+ * unless something was mapped at the address again in between. */
 KFDSIM_API void kfdsim_host_unmapped(kfdsim_t* sim, const void* addr, size_t length);
 typedef struct kfdsim_svm_range_info {
   uint32_t struct_size;   /* sizeof(kfdsim_svm_range_info), set by the caller */

@@ -311,8 +311,9 @@ int Simulator::Mmap(void* addr, size_t length, int prot, int flags, int fd, uint
     Trace(line);
   }
   if (result == 0) *out_addr = p;
-  // A fixed mapping replaced whatever was there (the MMU notifier's unmap).
-  if (result == 0 && (flags & MAP_FIXED)) HostUnmapped(reinterpret_cast<uintptr_t>(p), length);
+  // A new mapping lies where nothing was, or replaced what was (MAP_FIXED):
+  // no SVM range survives there (the MMU notifier's unmap).
+  if (result == 0) HostUnmapped(reinterpret_cast<uintptr_t>(p), length);
   return result;
 }
 

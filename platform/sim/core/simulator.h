@@ -190,12 +190,12 @@ class Simulator {
   void StopEngineThread();
 
   // ---- SVM (svm.cc) ----
-  // The MMU notifier: the host unmapped [addr, addr + length) (munmap, or
-  // a MAP_FIXED mapping that replaced pages). SVM ranges there are split
-  // or removed as svm_range_unmap_from_cpu does, with the UNMAP_FROM_GPU
-  // SMI records of the GPUs they were mapped on. Front ends call it after
-  // every host unmap they see; SVM and ALLOC calls also re-check the
-  // ranges they touch against the host mappings (unmaps nobody reported).
+  // The MMU notifier: the host unmapped [addr, addr + length) (a munmap,
+  // or a new mapping there). SVM ranges there are split or removed as
+  // svm_range_unmap_from_cpu does, with the UNMAP_FROM_GPU SMI records of
+  // the GPUs they were mapped on. Front ends call it after every munmap
+  // and mmap they see; SVM and ALLOC calls also re-check the ranges they
+  // touch against the host mappings (unmaps nobody reported).
   void HostUnmapped(uint64_t addr, uint64_t length);
   // A GPU of the board touching [va, va + size) as its engines would:
   // 0 when SVM memory there is reachable (after a recovered retry fault

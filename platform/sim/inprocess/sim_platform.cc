@@ -105,9 +105,10 @@ int Mmap(void* self, void* addr, size_t length, uint32_t prot, uint32_t flags, i
                        out_addr);
   }
   const int r = Host().mmap(nullptr, addr, length, prot, flags, fd, offset, out_addr);
-  // A fixed mapping replaced what was there: the simulated MMU notifier
-  // drops SVM ranges over it (the simulator's own fds tell it themselves).
-  if (r == 0 && (flags & HKE_MAP_FIXED) != 0) kfdsim_host_unmapped(Sim(self), *out_addr, length);
+  // A new mapping lies where nothing was mapped, or replaced what was
+  // (MAP_FIXED): either way no SVM range may remain there (the simulated
+  // MMU notifier; the simulator's own fds tell it themselves).
+  if (r == 0) kfdsim_host_unmapped(Sim(self), *out_addr, length);
   return r;
 }
 

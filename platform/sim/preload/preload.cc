@@ -26,10 +26,11 @@
 // Devices: /dev/kfd and /dev/dri/renderD<n> are memfds created by the core;
 // dup'ed descriptors are recognised by inode.
 //
-// Host unmaps: munmap, and mmap with MAP_FIXED (which replaces pages), are
-// reported to the simulator (kfdsim_host_unmapped) so SVM ranges follow the
-// host mappings as the kernel's MMU notifier keeps them; unmaps by raw
-// syscalls are noticed by the core at its next SVM or ALLOC call. A forked child that uses the
+// Host unmaps: every munmap, and every new mapping (made where nothing was
+// mapped, or replacing pages with MAP_FIXED), are reported to the
+// simulator (kfdsim_host_unmapped) so SVM ranges follow the host mappings
+// as the kernel's MMU notifier keeps them; unmaps by raw syscalls are
+// noticed by the core at its next SVM or ALLOC call. A forked child that uses the
 // parent's KFD descriptor gets EBADF, as from the kernel, and may reopen.
 //
 // Recursion: the core itself calls open/mmap/close; a per-thread guard
@@ -699,8 +700,9 @@ static void* MmapCommon(void* addr, size_t length, int prot, int flags, int fd, 
   }
   void* p = large ? g_real.mmap64(addr, length, prot, flags, fd, static_cast<off64_t>(offset))
                   : g_real.mmap(addr, length, prot, flags, fd, static_cast<off_t>(offset));
-  // A fixed mapping replaced what was there: the MMU notifier's unmap.
-  if (p != MAP_FAILED && (flags & MAP_FIXED) != 0) NotifyUnmapped(p, length);
+  // A new mapping lies where nothing was mapped, or replaced what was
+  // (MAP_FIXED): no SVM range survives there (the MMU notifier's unmap).
+  if (p != MAP_FAILED) NotifyUnmapped(p, length);
   return p;
 }
 
