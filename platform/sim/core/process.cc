@@ -21,8 +21,8 @@
 //    (locations: common value or UNDEFINED; ACCESS*: per gpu; SET_FLAGS:
 //    flags set everywhere; CLR_FLAGS: flags clear everywhere; GRANULARITY:
 //    minimum). Pages never set report the defaults. A range with a page
-//    outside every host mapping: SET EFAULT, GET EINVAL (the kernel's
-//    svm_range_is_valid; device mappings are not told apart). No
+//    outside every host mapping (/proc/self/maps): SET EFAULT, GET EINVAL
+//    (the kernel's svm_range_is_valid; device mappings are not told apart). No
 //    migration, no residency.
 //  - SET_XNACK_MODE: -1 queries; changing it with queues -> EBUSY; enabling
 //    needs every SOC15 GPU to support per-process XNACK (gfx90a, gfx94x,
@@ -54,12 +54,14 @@
 // Threading: state under proc_mu_.
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
@@ -153,11 +155,24 @@ int Simulator::IocSetTrapHandler(IoctlCtx&, void* d) {
 
 namespace {
 
-// True when every page of [start, start+size) is mapped in this process.
+// True when every page of [start, start+size) lies in a mapping of this
+// process. Read from /proc/self/maps, not probed with msync/mincore: under
+// qemu-user a 32-bit guest's whole address space is reserved in the host,
+// so those calls succeed on unmapped guest pages, while qemu serves the
+// guest's own view of the maps file. O(mappings); SVM calls only.
 bool HostRangeMapped(uint64_t start, uint64_t size) {
-  if (size > SIZE_MAX || start > UINTPTR_MAX) return false;
-  return msync(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), static_cast<size_t>(size),
-               MS_ASYNC) == 0;
+  const uint64_t end = start + size;
+  if (end < start) return false;
+  std::ifstream maps("/proc/self/maps");
+  if (!maps) return true;  // cannot tell: do not refuse
+  uint64_t covered = start;  // [start, covered) is known mapped
+  std::string line;
+  while (covered < end && std::getline(maps, line)) {
+    unsigned long long lo = 0, hi = 0;
+    if (std::sscanf(line.c_str(), "%llx-%llx", &lo, &hi) != 2) continue;
+    if (lo <= covered && covered < hi) covered = hi;  // the file is sorted by address
+  }
+  return covered >= end;
 }
 
 }  // namespace
