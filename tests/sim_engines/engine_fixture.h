@@ -45,6 +45,7 @@ struct QueueRef {
   uint32_t id = 0;
   uint32_t gpu_id = 0;
   volatile uint64_t* doorbell = nullptr;  // SOC15: 64-bit doorbells
+  uint64_t doorbell_offset = 0;           // byte offset in the process doorbell slice
 };
 
 class Engines {
@@ -137,6 +138,24 @@ class Engines {
     return b;
   }
 
+  // The process doorbell slice of `owner_gpu_id` as a DOORBELL BO (8 KiB of
+  // 64-bit SOC15 doorbells) at a fresh VA, mapped to `mapped_gpu_id`: what a
+  // thunk allocates so that the GPU can ring doorbells.
+  Buf DoorbellBo(uint32_t owner_gpu_id, uint32_t mapped_gpu_id) {
+    Buf b;
+    b.size = 8192;
+    b.va = NextVa(b.size);
+    k::AllocMemoryOfGpuArgs a{};
+    a.va_addr = b.va;
+    a.size = b.size;
+    a.gpu_id = owner_gpu_id;
+    a.flags = k::kAllocMemDoorbell | k::kAllocMemWritable;
+    REQUIRE(Io(k::kIocAllocMemoryOfGpu, &a) == 0);
+    b.handle = a.handle;
+    Map(b.handle, mapped_gpu_id);
+    return b;
+  }
+
   void Map(uint64_t handle, uint32_t gpu_id) {
     k::MapMemoryToGpuArgs m{};
     m.handle = handle;
@@ -210,7 +229,8 @@ class Engines {
       host_[p] = 8192;
       page = static_cast<uint8_t*>(p);
     }
-    r.doorbell = reinterpret_cast<volatile uint64_t*>(page + (q.doorbell_offset & 0x1FFF));
+    r.doorbell_offset = q.doorbell_offset & 0x1FFF;
+    r.doorbell = reinterpret_cast<volatile uint64_t*>(page + r.doorbell_offset);
     return r;
   }
 
