@@ -124,6 +124,10 @@ void Simulator::ResetProcess() {
   }
   xnack_enabled_ = false;
   runtime_enabled_ = false;
+  debug_trap_enabled_ = false;
+  debug_exception_mask_ = 0;
+  suspended_queues_.clear();
+  DebugEventsResetLocked();
   event_page_handle_ = 0;
 }
 

@@ -17,7 +17,8 @@
 // slice (compute queues use the first page, SDMA queues the second).
 // DESTROY of an unknown queue -> EINVAL; UPDATE/SET_CU_MASK/wave state of an
 // unknown queue -> EFAULT (the queue manager's answer); CU mask of 0 bits or
-// not a multiple of 32 -> EINVAL, longer than 1024 bits truncated.
+// not a multiple of 32 -> EINVAL, longer than 1024 bits truncated. A
+// created queue raises EC_QUEUE_NEW for a debugger (debug_events.cc).
 // Not checked: that ring/EOP/CWSR addresses are backed by BOs (newer
 // kernels validate this).
 //
@@ -151,6 +152,8 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
   a->doorbell_offset = (static_cast<uint64_t>(k::kMmapTypeDoorbell) << k::kMmapTypeShift) |
                        ((static_cast<uint64_t>(a->gpu_id) & 0xFFFFull) << k::kMmapGpuIdShift);
   if (soc15) a->doorbell_offset |= uint64_t{doorbell} * 8;
+  // A debugger learns of the queue (kfd_ioctl_create_queue's EC_QUEUE_NEW).
+  (void)DebugEventRaiseLocked(k::EcMask(k::kEcQueueNew), gpu, qid);
   return 0;
 }
 

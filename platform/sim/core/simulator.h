@@ -361,6 +361,7 @@ class Simulator {
     uint32_t ctx_save_restore_size = 0, ctl_stack_size = 0;
     std::vector<uint32_t> cu_mask;
     bool gws = false;
+    uint64_t exception_status = 0;  // debug events raised on this queue
     QueueEngine engine;
   };
   int IocCreateQueue(IoctlCtx& c, void* d);
@@ -524,6 +525,28 @@ class Simulator {
   bool debug_trap_enabled_ = false;
   uint64_t debug_exception_mask_ = 0;
   std::vector<uint32_t> suspended_queues_;
+  // Debug events (debug_events.cc, under proc_mu_): the debugger's event
+  // descriptor (a dup of ENABLE's dbg_fd, owned here; -1 when none or when
+  // dbg_fd is a simulated device file, which the kernel cannot write) and
+  // the raised exception status of the process and of each GPU (a queue's
+  // is Queue::exception_status).
+  int debug_event_fd_ = -1;
+  uint64_t process_exception_status_ = 0;
+  std::vector<uint64_t> device_exception_status_;
+  // Raises `mask` (one kind: queue, device or process codes) on queue
+  // `queue_id`, GPU index `gpu` or the process, and writes one byte to the
+  // debugger's descriptor when it is subscribed to one of the bits (the
+  // kernel's kfd_dbg_ev_raise). True when subscribed. No-op without
+  // DBG_TRAP ENABLE.
+  bool DebugEventRaiseLocked(uint64_t mask, int gpu, uint32_t queue_id);
+  // One event byte to the debugger's descriptor (never blocks).
+  void DebugEventNotifyLocked();
+  // ENABLE's descriptor taken (0 or an errno), DISABLE's release, and the
+  // state a DISABLE or a process reset leaves.
+  int DebugEventFdTakeLocked(int dbg_fd, bool simulated_device);
+  void DebugEventsResetLocked();
+  // True when `fd` is one of this simulator's device files (no side effect).
+  bool IsSimulatedDeviceFd(int fd);
   // Event page (under proc_mu_ for the handle, ev_mu_ for the slots).
   uint64_t event_page_handle_ = 0;  // user BO handle (dGPU), 0 when none
 
