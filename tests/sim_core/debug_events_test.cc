@@ -33,18 +33,8 @@ int Enable(Sim& s, int dbg_fd, uint64_t mask) {
   return s.Io(k::kIocDbgTrap, &a);
 }
 
-alignas(8) uint64_t g_rptr, g_wptr;
-
 uint32_t MakeQueue(Sim& s, uint32_t gpu_id = kGpuA) {
-  k::CreateQueueArgs q{};
-  q.ring_base_address = 0x7f100000ull;
-  q.ring_size = 0x10000;
-  q.gpu_id = gpu_id;
-  q.queue_type = k::kQueueTypeSdma;
-  q.queue_percentage = 100;
-  q.queue_priority = 7;
-  q.read_pointer_address = reinterpret_cast<uintptr_t>(&g_rptr);
-  q.write_pointer_address = reinterpret_cast<uintptr_t>(&g_wptr);
+  k::CreateQueueArgs q = s.QueueArgs(gpu_id, k::kQueueTypeSdma);
   REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
   return q.queue_id;
 }

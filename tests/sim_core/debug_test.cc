@@ -29,19 +29,10 @@ int Enable(Sim& s, k::RuntimeInfo* info, uint32_t size = sizeof(k::RuntimeInfo))
   return s.Io(k::kIocDbgTrap, &a);
 }
 
-alignas(8) uint64_t g_rptr, g_wptr;
-
-uint32_t MakeQueue(Sim& s) {
-  k::CreateQueueArgs q{};
-  q.ring_base_address = 0x7f100000ull;
-  q.ring_size = 0x10000;
-  q.gpu_id = kGpuA;
-  q.queue_type = k::kQueueTypeSdma;
-  q.queue_percentage = 100;
-  q.queue_priority = 7;
-  q.read_pointer_address = reinterpret_cast<uintptr_t>(&g_rptr);
-  q.write_pointer_address = reinterpret_cast<uintptr_t>(&g_wptr);
+uint32_t MakeQueue(Sim& s, uint64_t* ring = nullptr) {
+  k::CreateQueueArgs q = s.QueueArgs(kGpuA, k::kQueueTypeSdma);
   REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
+  if (ring != nullptr) *ring = q.ring_base_address;
   return q.queue_id;
 }
 
@@ -126,7 +117,8 @@ TEST_CASE(
   k::RuntimeEnableArgs r{};
   r.mode_mask = k::kRuntimeEnableModeEnable;
   REQUIRE(s.Io(k::kIocRuntimeEnable, &r) == 0);
-  const uint32_t q1 = MakeQueue(s);
+  uint64_t ring1 = 0;
+  const uint32_t q1 = MakeQueue(s, &ring1);
   const uint32_t q2 = MakeQueue(s);
   k::RuntimeInfo info{};
   REQUIRE(Enable(s, &info) == 0);
@@ -163,7 +155,7 @@ TEST_CASE(
   std::memcpy(&qe, qs, sizeof(qe));
   CHECK(qe.queue_id == q1);
   CHECK(qe.queue_type == k::kQueueTypeSdma);
-  CHECK(qe.ring_base_address == 0x7f100000ull);
+  CHECK(qe.ring_base_address == ring1);
 }
 
 TEST_CASE(

@@ -165,7 +165,7 @@ TEST_CASE("aql kernel dispatch stops the queue and reports it through the CWSR h
   re.mode_mask = k::kRuntimeEnableModeEnable;
   REQUIRE(e.Io(k::kIocRuntimeEnable, &re) == 0);
   const uint32_t err_ev = e.SignalEvent(kGpuA, false);
-  Buf cwsr = e.Userptr(kGpuA, 8192);
+  Buf cwsr = e.CwsrArea(kGpuA);
   auto* header = cwsr.at<k::ContextSaveAreaHeader>(0);
   header->err_payload_addr = cwsr.va + 4096;
   header->err_event_id = err_ev;
@@ -196,7 +196,7 @@ TEST_CASE("aql kernel dispatch stops the queue and reports it through the CWSR h
 TEST_CASE("aql queue errors are not reported through the CWSR header without RUNTIME_ENABLE") {
   Engines e(simtest::TwoGpuBoard());
   const uint32_t err_ev = e.SignalEvent(kGpuA, false);
-  Buf cwsr = e.Userptr(kGpuA, 8192);
+  Buf cwsr = e.CwsrArea(kGpuA);
   cwsr.at<k::ContextSaveAreaHeader>(0)->err_payload_addr = cwsr.va + 4096;
   cwsr.at<k::ContextSaveAreaHeader>(0)->err_event_id = err_ev;
   AqlQueue a(e, 4096, cwsr.va);
@@ -225,7 +225,7 @@ TEST_CASE("aql queue errors go to a subscribed debugger's event file instead of 
   d.enable.exception_mask = k::EcMask(k::kEcQueuePacketDispatchCodeInvalid);
   REQUIRE(e.Io(k::kIocDbgTrap, &d) == 0);
   const uint32_t err_ev = e.SignalEvent(kGpuA, false);
-  Buf cwsr = e.Userptr(kGpuA, 8192);
+  Buf cwsr = e.CwsrArea(kGpuA);
   cwsr.at<k::ContextSaveAreaHeader>(0)->err_payload_addr = cwsr.va + 4096;
   cwsr.at<k::ContextSaveAreaHeader>(0)->err_event_id = err_ev;
   AqlQueue a(e, 4096, cwsr.va);

@@ -204,6 +204,26 @@ class Engines {
     return w.wait_result;
   }
 
+  // The node's queue sizes (what CREATE_QUEUE's buffer checks compare with).
+  kfdsim::KernelQueueSizes Sizes(uint32_t gpu_id) const {
+    for (const auto& g : sim->desc().gpus) {
+      if (g.gpu_id == gpu_id) return kfdsim::ComputeKernelQueueSizes(g, 4096);
+    }
+    FAIL("no such GPU");
+    return {};
+  }
+
+  // A CWSR area of the node's size (host memory, USERPTR) for a compute queue.
+  Buf CwsrArea(uint32_t gpu_id) {
+    const kfdsim::KernelQueueSizes n = Sizes(gpu_id);
+    uint64_t xcc = 1;
+    for (const auto& g : sim->desc().gpus) xcc = g.gpu_id == gpu_id && g.num_xcc > 1 ? g.num_xcc : xcc;
+    return Userptr(gpu_id, (uint64_t{n.cwsr_size} + n.debug_memory_size) * xcc);
+  }
+
+  // Compute queues get the node's EOP buffer, control stack size and a CWSR
+  // area (CwsrArea unless `ctx_save` names one), as a thunk gives them: the
+  // kernel's buffer checks (KFD 1.17) refuse anything else.
   QueueRef CreateQueue(uint32_t gpu_id, uint32_t type, const Buf& ring, uint32_t ring_size,
                        uint64_t rptr_va, uint64_t wptr_va, uint64_t ctx_save = 0) {
     k::CreateQueueArgs q{};
@@ -215,8 +235,17 @@ class Engines {
     q.queue_priority = 7;
     q.read_pointer_address = rptr_va;
     q.write_pointer_address = wptr_va;
-    q.ctx_save_restore_address = ctx_save;
-    q.ctx_save_restore_size = ctx_save != 0 ? 4096 : 0;
+    if (type == k::kQueueTypeCompute || type == k::kQueueTypeComputeAql) {
+      const kfdsim::KernelQueueSizes n = Sizes(gpu_id);
+      if (ctx_save == 0) ctx_save = CwsrArea(gpu_id).va;
+      q.ctx_save_restore_address = ctx_save;
+      q.ctx_save_restore_size = n.cwsr_size;
+      q.ctl_stack_size = n.ctl_stack_size;
+      if (n.eop_buffer_size != 0) {
+        q.eop_buffer_address = Alloc(gpu_id, n.eop_buffer_size).va;
+        q.eop_buffer_size = n.eop_buffer_size;
+      }
+    }
     REQUIRE(Io(k::kIocCreateQueue, &q) == 0);
     QueueRef r;
     r.id = q.queue_id;

@@ -10,6 +10,10 @@
  *               names the queue's GPU; hsaKmtDbgEnable (the KFD descriptor
  *               as the event file) works alongside.
  *
+ *   queue-buffers  the kernel's queue buffer check (KFD 1.17): an SDMA ring
+ *               size beyond its 4 KiB GTT buffer is refused (ERROR) and
+ *               leaves no queue; the buffer with its own size makes one.
+ *
  * Prints one "<check> ok" or "<check> FAILED ..." line per check; exits 0
  * when every check passed, 1 otherwise, 2 on a usage error.
  * Single-threaded.
@@ -156,9 +160,32 @@ static int dbg_events(void) {
   return 0;
 }
 
+static int queue_buffers(void) {
+  uint32_t gpu_id = 0;
+  const uint32_t node = first_gpu_node(&gpu_id);
+  void* ring = node == UINT32_MAX ? NULL : gtt(node, 4096);
+  if (ring == NULL) {
+    check("ring", 0, "no GPU node or no GTT ring");
+    return 1;
+  }
+  HsaQueueResource q;
+  memset(&q, 0, sizeof(q));
+  q.QueueId = 0x1234;
+  check("ring-beyond-buffer-refused",
+        hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 8192, NULL,
+                          &q) == HSAKMT_STATUS_ERROR && q.QueueId == 0x1234,
+        "an 8 KiB ring in a 4 KiB buffer was not refused, or the resource was written");
+  check("ring-own-size-accepted",
+        hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096, NULL,
+                          &q) == HSAKMT_STATUS_SUCCESS,
+        "");
+  check("destroy", hsaKmtDestroyQueue(q.QueueId) == HSAKMT_STATUS_SUCCESS, "");
+  return 0;
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
-    fprintf(stderr, "usage: fidelity_api dbg-events\n");
+    fprintf(stderr, "usage: fidelity_api dbg-events|queue-buffers\n");
     return 2;
   }
   if (hsaKmtOpenKFD() != HSAKMT_STATUS_SUCCESS) {
@@ -167,6 +194,7 @@ int main(int argc, char** argv) {
   }
   int r = 2;
   if (strcmp(argv[1], "dbg-events") == 0) r = dbg_events();
+  if (strcmp(argv[1], "queue-buffers") == 0) r = queue_buffers();
   hsaKmtCloseKFD();
   if (r == 2) fprintf(stderr, "fidelity_api: unknown scenario '%s'\n", argv[1]);
   return r != 0 ? r : (failures != 0);

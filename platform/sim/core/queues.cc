@@ -19,8 +19,10 @@
 // unknown queue -> EFAULT (the queue manager's answer); CU mask of 0 bits or
 // not a multiple of 32 -> EINVAL, longer than 1024 bits truncated. A
 // created queue raises EC_QUEUE_NEW for a debugger (debug_events.cc).
-// Not checked: that ring/EOP/CWSR addresses are backed by BOs (newer
-// kernels validate this).
+// From KFD 1.17 the ring, pointers, EOP and CWSR buffers must lie in BOs of
+// the right size mapped on the queue's GPU (queue_buffers.cc: EINVAL, after
+// the SDMA engine check and before the queue limits), and the queue holds
+// them until it is destroyed.
 //
 // Threading: queue state lives under proc_mu_; the hook is called with no
 // simulator lock held.
@@ -91,6 +93,8 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
           uint64_t{desc.num_sdma_engines} + desc.num_sdma_xgmi_engines) {
     return EINVAL;
   }
+  // From KFD 1.17: the buffers must be BOs of the right size mapped here.
+  if (int r = QueueBuffersCheckLocked(gpu, *a)) return r;
   if (queues_.size() >= kMaxQueuesPerProcess) return ENOMEM;
   if (IsSdma(type)) {
     const uint32_t per_engine = desc.num_sdma_queues_per_engine;
@@ -145,6 +149,7 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
   q.ctx_save_restore_address = a->ctx_save_restore_address;
   q.ctx_save_restore_size = a->ctx_save_restore_size;
   q.ctl_stack_size = a->ctl_stack_size;
+  q.holds_buffers = QueueBufferChecksOn();
   queues_.emplace(qid, std::move(q));
   EngineQueueCreatedLocked();  // starts or wakes the engine thread (engines/scheduler.cc)
 

@@ -81,6 +81,22 @@ struct FileKey {
   bool operator==(const FileKey& o) const { return dev == o.dev && ino == o.ino; }
 };
 
+// The queue sizes a KFD node has (kfd_queue_ctx_save_restore_size): what
+// CREATE_QUEUE's buffer checks compare with (queue_buffers.cc). All 0
+// before gfx 8.0.1.
+struct KernelQueueSizes {
+  uint32_t ctl_stack_size = 0;
+  uint32_t cwsr_size = 0;          // ctl_stack_size + work-group data, per XCC
+  uint32_t debug_memory_size = 0;  // per XCC
+  uint32_t eop_buffer_size = 0;
+};
+// The node's sizes with host page size `page`; sysfs values (cwsr_size,
+// ctl_stack_size in `g`) win over the computation.
+KernelQueueSizes ComputeKernelQueueSizes(const GpuDesc& g, uint64_t page);
+// The first KFD minor whose kernels all check queue buffers (Linux 6.12
+// added the check at KFD 1.16, so 1.16 kernels may or may not have it).
+inline constexpr uint32_t kMinorQueueBufferCheck = 17;
+
 class Simulator {
  public:
   explicit Simulator(Board board);
@@ -362,8 +378,16 @@ class Simulator {
     std::vector<uint32_t> cu_mask;
     bool gws = false;
     uint64_t exception_status = 0;  // debug events raised on this queue
+    bool holds_buffers = false;     // created with the buffer checks: UNMAP/FREE are EBUSY
     QueueEngine engine;
   };
+  // queue_buffers.cc: the kernel's queue buffer checks (from KFD 1.17).
+  bool QueueBufferChecksOn() const;
+  int QueueBuffersCheckLocked(int gpu, const hke::kfd::CreateQueueArgs& a) const;
+  int QueueBufferGetLocked(int gpu, uint64_t addr, uint64_t expected) const;
+  int QueueBufferSvmLocked(int gpu, uint64_t addr, uint64_t size) const;
+  // True when a live queue (of GPU index `gpu`, any when -1) holds `bo`.
+  bool QueueHoldsLocked(int gpu, const Bo& bo) const;
   int IocCreateQueue(IoctlCtx& c, void* d);
   int IocDestroyQueue(IoctlCtx& c, void* d);
   int IocUpdateQueue(IoctlCtx& c, void* d);
