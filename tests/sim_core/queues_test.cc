@@ -244,3 +244,61 @@ TEST_CASE("sim RingDoorbell hands the queue and its doorbell value to the hook")
 }
 
 }  // namespace
+
+namespace {
+
+int32_t XnackMode(Sim& s) {
+  k::SetXnackModeArgs x{};
+  x.xnack_enabled = -1;
+  REQUIRE(s.Io(k::kIocSetXnackMode, &x) == 0);
+  return x.xnack_enabled;
+}
+
+int SetXnack(Sim& s, int32_t on) {
+  k::SetXnackModeArgs x{};
+  x.xnack_enabled = on;
+  return s.Io(k::kIocSetXnackMode, &x);
+}
+
+}  // namespace
+
+TEST_CASE("sim XNACK follows retry faults (noretry) as kfd_process_xnack_mode does") {
+  kfdsim::GpuDesc renoir = Gfx90a();
+  renoir.gfx_target_version = 90012;
+  renoir.noretry = false;  // noretry -1 on GC 9.3.0: retry faults on
+  {
+    Sim s(MakeBoard({renoir}));
+    CHECK(XnackMode(s) == 1);  // a new process starts with XNACK on
+    CHECK(SetXnack(s, 0) == 0);
+    CHECK(SetXnack(s, 1) == 0);
+  }
+  renoir.noretry = true;  // booted with amdgpu.noretry=1
+  {
+    Sim s(MakeBoard({renoir}));
+    CHECK(XnackMode(s) == 0);
+    CHECK(SetXnack(s, 1) == EPERM);
+  }
+  kfdsim::GpuDesc navi = Gfx1030();
+  navi.noretry = false;  // GC 10.3: no XNACK whatever noretry says
+  {
+    Sim s(MakeBoard({navi}));
+    CHECK(XnackMode(s) == 0);
+    CHECK(SetXnack(s, 1) == EPERM);
+  }
+  kfdsim::GpuDesc mi210 = Gfx90a();
+  mi210.noretry = false;  // per-process capable: noretry only sets the default
+  {
+    Sim s(MakeBoard({mi210}));
+    CHECK(XnackMode(s) == 1);
+  }
+  // gfx90a with retry faults off next to a Renoir with them on: off by
+  // default, and every GPU can run XNACK when asked.
+  kfdsim::GpuDesc apu = renoir;
+  apu.noretry = false;
+  apu.gpu_id = kGpuB;
+  apu.render_minor = 129;
+  Sim s(MakeBoard({Gfx90a(), apu}));
+  CHECK(XnackMode(s) == 0);
+  CHECK(SetXnack(s, 1) == 0);
+  CHECK(XnackMode(s) == 1);
+}

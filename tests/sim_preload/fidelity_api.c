@@ -14,6 +14,11 @@
  *               size beyond its 4 KiB GTT buffer is refused (ERROR) and
  *               leaves no queue; the buffer with its own size makes one.
  *
+ *   amdgpu-params  /sys/module/amdgpu/parameters/{emu_mode,noretry,
+ *               sched_policy,mes,cwsr_enable} read with fopen as a consumer
+ *               does, compared with argv[2] ("name=value,..."), and
+ *               hsaKmtGetXNACKMode compared with argv[3].
+ *
  * Prints one "<check> ok" or "<check> FAILED ..." line per check; exits 0
  * when every check passed, 1 otherwise, 2 on a usage error.
  * Single-threaded.
@@ -183,9 +188,38 @@ static int queue_buffers(void) {
   return 0;
 }
 
+static int amdgpu_params(const char* expected, int xnack) {
+  char spec[256];
+  snprintf(spec, sizeof(spec), "%s", expected);
+  for (char* item = strtok(spec, ","); item != NULL; item = strtok(NULL, ",")) {
+    char* eq = strchr(item, '=');
+    if (eq == NULL) return 2;
+    *eq = 0;
+    char path[128];
+    snprintf(path, sizeof(path), "/sys/module/amdgpu/parameters/%s", item);
+    FILE* f = fopen(path, "r");
+    int value = 12345;
+    const int read = f != NULL && fscanf(f, "%d", &value) == 1;
+    if (f != NULL) fclose(f);
+    char what[160];
+    snprintf(what, sizeof(what), "param-%s", item);
+    char detail[160];
+    snprintf(detail, sizeof(detail), "read %d (%s), expected %s", value, read ? "ok" : "unreadable",
+             eq + 1);
+    check(what, read && value == atoi(eq + 1), detail);
+  }
+  HSAint32 mode = -5;
+  char detail[64];
+  const HSAKMT_STATUS s = hsaKmtGetXNACKMode(&mode);
+  snprintf(detail, sizeof(detail), "status %d mode %d, expected %d", (int)s, (int)mode, xnack);
+  check("xnack-mode", s == HSAKMT_STATUS_SUCCESS && mode == xnack, detail);
+  return 0;
+}
+
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: fidelity_api dbg-events|queue-buffers\n");
+  const int params = argc == 4 && strcmp(argv[1], "amdgpu-params") == 0;
+  if (argc != 2 && !params) {
+    fprintf(stderr, "usage: fidelity_api dbg-events|queue-buffers|amdgpu-params SPEC XNACK\n");
     return 2;
   }
   if (hsaKmtOpenKFD() != HSAKMT_STATUS_SUCCESS) {
@@ -195,6 +229,7 @@ int main(int argc, char** argv) {
   int r = 2;
   if (strcmp(argv[1], "dbg-events") == 0) r = dbg_events();
   if (strcmp(argv[1], "queue-buffers") == 0) r = queue_buffers();
+  if (params) r = amdgpu_params(argv[2], atoi(argv[3]));
   hsaKmtCloseKFD();
   if (r == 2) fprintf(stderr, "fidelity_api: unknown scenario '%s'\n", argv[1]);
   return r != 0 ? r : (failures != 0);

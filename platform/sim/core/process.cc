@@ -24,7 +24,11 @@
 //    residency, no check that the range is mapped.
 //  - SET_XNACK_MODE: -1 queries; changing it with queues -> EBUSY; enabling
 //    needs every SOC15 GPU to support per-process XNACK (gfx90a, gfx94x,
-//    gfx950), else EPERM (the module default noretry=1 is assumed).
+//    gfx950) or to run with retry faults on (noretry 0) and be older than
+//    GC 10.1.1, else EPERM (kfd_process_xnack_mode). A new process starts
+//    with XNACK on when every SOC15 GPU runs with retry faults and is older
+//    than GC 10.1.1 (GpuDesc::noretry: the amdgpu noretry parameter, -1 the
+//    GPU's default).
 //  - CRIU_OP -> EACCES (the simulated process has no CAP_CHECKPOINT_RESTORE).
 //  - RUNTIME_ENABLE: enable twice -> EBUSY, with queues -> EEXIST; disable
 //    always succeeds; capabilities_mask is left as passed. r_debug and the
@@ -302,6 +306,18 @@ int Simulator::IocSvm(IoctlCtx& c, void* d) {
   return 0;
 }
 
+bool Simulator::XnackModeOk(bool supported) const {
+  for (const GpuDesc& g : board_.desc.gpus) {
+    const uint32_t v = g.gfx_target_version;
+    if (v < 90000) continue;  // pre-SOC15 GPUs do not take part
+    const bool per_process = v == 90010 || (v >= 90400 && v <= 90402) || v == 90500;
+    if (supported && per_process) continue;
+    if (v >= 100100) return false;  // GC 10.1.1 and later: no preemption in a fault
+    if (g.noretry) return false;
+  }
+  return true;
+}
+
 int Simulator::IocSetXnackMode(IoctlCtx&, void* d) {
   auto* a = static_cast<k::SetXnackModeArgs*>(d);
   std::lock_guard<std::mutex> pl(proc_mu_);
@@ -311,14 +327,7 @@ int Simulator::IocSetXnackMode(IoctlCtx&, void* d) {
   }
   if (!queues_.empty()) return EBUSY;
   if ((a->xnack_enabled != 0) == xnack_enabled_) return 0;
-  if (a->xnack_enabled != 0) {
-    for (const GpuDesc& g : board_.desc.gpus) {
-      const uint32_t v = g.gfx_target_version;
-      if (v < 90000) continue;  // pre-SOC15 GPUs do not take part
-      const bool per_process = v == 90010 || (v >= 90400 && v <= 90402) || v == 90500;
-      if (!per_process) return EPERM;
-    }
-  }
+  if (a->xnack_enabled != 0 && !XnackModeOk(true)) return EPERM;
   xnack_enabled_ = a->xnack_enabled != 0;
   return 0;
 }

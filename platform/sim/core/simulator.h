@@ -541,6 +541,10 @@ class Simulator {
   void SmiReadMasksLocked();
   void SmiResetLocked();
   bool xnack_enabled_ = false;
+  // kfd_process_xnack_mode: XNACK can be on for this process (`supported`:
+  // counting GPUs that switch per process); a new process's default is
+  // XnackModeOk(false) (process.cc).
+  bool XnackModeOk(bool supported) const;
   bool runtime_enabled_ = false;
   uint64_t runtime_r_debug_ = 0;
   bool runtime_ttmp_ = false;

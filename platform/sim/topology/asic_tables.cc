@@ -186,6 +186,14 @@ bool IsApuGfx(uint32_t gfx) {
   }
 }
 
+bool NoretryDefault(uint32_t gfx) {
+  if (gfx == 90000) return true;                   // GC 9.0.1
+  if (gfx == 90006 || gfx == 90008 || gfx == 90010) return true;  // GC 9.4.0-9.4.2
+  if (gfx >= 90400 && gfx <= 90402) return true;   // GC 9.4.3/9.4.4
+  if (gfx == 90500) return true;                   // GC 9.5.0
+  return gfx >= 100300;                            // GC 10.3.0 and later
+}
+
 bool LookupAsic(uint32_t gfx, bool apu, AsicFacts* out) {
   for (const AsicRow& r : kAsics) {
     if (r.gfx != gfx) continue;

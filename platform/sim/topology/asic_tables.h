@@ -62,6 +62,12 @@ bool LookupAsic(uint32_t gfx_target_version, bool apu, AsicFacts* out);
 // True for gfx versions that only ship as integrated GPUs.
 bool IsApuGfx(uint32_t gfx_target_version);
 
+// amdgpu's per-GPU noretry default (amdgpu_gmc_noretry_set, for noretry=-1):
+// retry faults off on GC 9.0.1 (gfx900), 9.4.x (gfx906, gfx908, gfx90a,
+// gfx94x), 9.5.0 (gfx950) and from 10.3.0 (gfx103x, gfx11, gfx12); on the
+// others (Raven, Vega12, Renoir since the 9.3.0 revert, Navi1x, gfx7/8).
+bool NoretryDefault(uint32_t gfx_target_version);
+
 }  // namespace topo
 }  // namespace kfdsim
 

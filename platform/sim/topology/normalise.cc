@@ -72,6 +72,7 @@ class Normaliser {
   std::vector<std::string>& report_;
   std::string& error_;
   std::vector<NodeState> state_;
+  AmdgpuParams params_;
 };
 
 std::string HexId(uint64_t v) {
@@ -600,6 +601,7 @@ void Normaliser::PlanHost(HostPlan* plan) {
     plan->nodes.push_back(n);
   }
   plan->cpu_count = first;
+  plan->amdgpu = params_;
   for (size_t i = 0; i < state_.size(); ++i) {
     if (state_[i].gpu) plan->render_minors.push_back(state_[i].minor);
   }
@@ -647,6 +649,7 @@ void Normaliser::Describe(BoardDesc* desc, uint64_t system_bytes) {
   desc->name = tree_.name;
   desc->kfd_major = 1;
   desc->kfd_minor = options_.kfd_minor;
+  desc->amdgpu_params = params_;
   desc->node_count = static_cast<uint32_t>(tree_.nodes.size());
   uint64_t gtt = system_bytes / 2;
   if (gtt < 3 * kGiB) gtt = 3 * kGiB;
@@ -701,11 +704,17 @@ void Normaliser::Describe(BoardDesc* desc, uint64_t system_bytes) {
     g.cwsr_size = u32("cwsr_size");
     g.ctl_stack_size = u32("ctl_stack_size");
     g.gb_addr_config = st.asic.gb_addr_config;
+    g.noretry = params_.noretry == -1 ? NoretryDefault(st.gfx) : params_.noretry != 0;
     desc->gpus.push_back(g);
   }
 }
 
 int Normaliser::Run(Board* out) {
+  std::string why;
+  if (!ApplyAmdgpuParams(options_.amdgpu_params, &params_, &why)) {
+    error_ = "amdgpu parameters: " + why;
+    return EINVAL;
+  }
   int rc = Classify();
   if (rc != 0) return rc;
   rc = AssignGpuIds();
