@@ -15,6 +15,7 @@
 #include "lib/kfd/abi.h"
 #include "lib/queues/queues.h"
 #include "tests/misc_api/support.h"
+#include "tests/support/event_fifo.h"
 #include "tests/queues/support.h"
 
 using hketest::SimBoard;
@@ -594,35 +595,6 @@ TEST_CASE(
 
 namespace {
 
-// A FIFO in a scratch directory, opened read-write and non-blocking.
-class EventFifo {
- public:
-  EventFifo() {
-    char tmpl[] = "/tmp/hke-dbgfifo-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir_ = tmpl;
-    path_ = dir_ + "/events";
-    REQUIRE(mkfifo(path_.c_str(), 0600) == 0);
-    fd = open(path_.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    REQUIRE(fd >= 0);
-  }
-  ~EventFifo() {
-    close(fd);
-    unlink(path_.c_str());
-    rmdir(dir_.c_str());
-  }
-  int Drain() {
-    char buf[64];
-    int n = 0;
-    for (ssize_t r; (r = read(fd, buf, sizeof(buf))) > 0;) n += static_cast<int>(r);
-    return n;
-  }
-  int fd = -1;
-
- private:
-  std::string dir_, path_;
-};
-
 HSAKMT_STATUS Trap(k::DbgTrapArgs* a) {
   a->pid = static_cast<uint32_t>(getpid());
   HSAuint64 ret = 0;
@@ -637,7 +609,7 @@ TEST_CASE(
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = hketest::FirstGpuNode();
-  EventFifo fifo;
+  hketest::EventFifo fifo;
   k::RuntimeInfo info{};
   k::DbgTrapArgs a{};
   a.op = k::kDbgTrapEnable;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "tests/sim_core/sim_fixture.h"
+#include "tests/support/event_fifo.h"
 
 namespace {
 
@@ -39,42 +40,6 @@ uint32_t MakeQueue(Sim& s, uint32_t gpu_id = kGpuA) {
   return q.queue_id;
 }
 
-// A FIFO in a scratch directory, opened read-write and non-blocking (the
-// debugger's end and the kernel's end are the same open here).
-class Fifo {
- public:
-  Fifo() {
-    char tmpl[] = "/tmp/hke-dbgfifo-XXXXXX";
-    REQUIRE(mkdtemp(tmpl) != nullptr);
-    dir_ = tmpl;
-    path_ = dir_ + "/events";
-    REQUIRE(mkfifo(path_.c_str(), 0600) == 0);
-    fd = open(path_.c_str(), O_RDWR | O_NONBLOCK | O_CLOEXEC);
-    REQUIRE(fd >= 0);
-  }
-  ~Fifo() {
-    close(fd);
-    unlink(path_.c_str());
-    rmdir(dir_.c_str());
-  }
-  // Bytes waiting (each must be '.'); 0 when none.
-  int Drain() {
-    char buf[64];
-    int n = 0;
-    for (;;) {
-      const ssize_t r = read(fd, buf, sizeof(buf));
-      if (r <= 0) break;
-      for (ssize_t i = 0; i < r; ++i) CHECK(buf[i] == '.');
-      n += static_cast<int>(r);
-    }
-    return n;
-  }
-  int fd = -1;
-
- private:
-  std::string dir_, path_;
-};
-
 k::DbgTrapQueryDebugEventArgs Query(Sim& s, uint64_t clear, int* rc) {
   k::DbgTrapArgs a = Trap(k::kDbgTrapQueryDebugEvent);
   a.query_debug_event.exception_mask = clear;
@@ -87,7 +52,7 @@ k::DbgTrapQueryDebugEventArgs Query(Sim& s, uint64_t clear, int* rc) {
 TEST_CASE("sim DBG_TRAP ENABLE takes a FIFO; a new queue writes one byte and is queryable") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  Fifo f;
+  hketest::EventFifo f;
   REQUIRE(Enable(s, f.fd, k::EcMask(k::kEcQueueNew)) == 0);
   CHECK(f.Drain() == 0);
   const uint32_t q = MakeQueue(s, kGpuB);
@@ -105,7 +70,7 @@ TEST_CASE("sim DBG_TRAP ENABLE takes a FIFO; a new queue writes one byte and is 
 TEST_CASE("sim debug events: an unsubscribed event is recorded silently, announced on subscribe") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  Fifo f;
+  hketest::EventFifo f;
   REQUIRE(Enable(s, f.fd, 0) == 0);
   const uint32_t q = MakeQueue(s);
   CHECK(f.Drain() == 0);
@@ -134,7 +99,7 @@ TEST_CASE("sim debug events: an unsubscribed event is recorded silently, announc
 TEST_CASE("sim debug events: RUNTIME_ENABLE and its disable raise EC_PROCESS_RUNTIME") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  Fifo f;
+  hketest::EventFifo f;
   REQUIRE(Enable(s, f.fd, k::EcMask(k::kEcProcessRuntime)) == 0);
   k::RuntimeEnableArgs r{};
   r.mode_mask = k::kRuntimeEnableModeEnable;
