@@ -153,7 +153,7 @@ TEST_CASE("sim a CWSR area in SVM ranges needs the GPU's access and GPU_ALWAYS_M
   k::CreateQueueArgs q = s.QueueArgs(kGpuA, k::kQueueTypeComputeAql);
   const kfdsim::KernelQueueSizes n = kfdsim::ComputeKernelQueueSizes(s.sim->desc().gpus[0], 4096);
   const uint64_t total = (uint64_t{n.cwsr_size} + n.debug_memory_size + 4095) / 4096 * 4096;
-  const uint64_t svm = 0x200000000ull;
+  const uint64_t svm = sizeof(void*) == 4 ? 0x60000000ull : 0x200000000ull;  // a user address
   q.ctx_save_restore_address = svm;
   REQUIRE(SetSvm(s, svm, total, kGpuA, k::kSvmFlagHostAccess) == 0);
   CHECK(Create(s, q) == EINVAL);  // not ALWAYS_MAPPED

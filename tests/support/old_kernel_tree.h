@@ -8,14 +8,13 @@
 #ifndef HKE_TESTS_SUPPORT_OLD_KERNEL_TREE_H_
 #define HKE_TESTS_SUPPORT_OLD_KERNEL_TREE_H_
 
-#include <dirent.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
@@ -47,10 +46,8 @@ class OldKernelTree {
     path_ = p;
   }
   ~OldKernelTree() {
-    nftw(
-        path_.c_str(),
-        [](const char* f, const struct stat*, int, struct FTW*) { return ::remove(f); }, 16,
-        FTW_DEPTH | FTW_PHYS);
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
   }
   OldKernelTree(const OldKernelTree&) = delete;
   OldKernelTree& operator=(const OldKernelTree&) = delete;
@@ -156,28 +153,18 @@ class OldKernelTree {
     if (OldKernelFile(rel, &content)) Write(rel, content);
   }
 
+  // std::filesystem: large-file safe on 32-bit targets (readdir/stat are not
+  // without _FILE_OFFSET_BITS=64).
   void CopyHostDir(const std::string& dir, const std::string& rel) {
-    DIR* d = opendir(dir.c_str());
-    REQUIRE(d != nullptr);
-    std::vector<std::string> names;
-    while (const dirent* e = readdir(d)) {
-      const std::string n = e->d_name;
-      if (n != "." && n != ".." && n != "SOURCE.md") names.push_back(n);
-    }
-    closedir(d);
-    for (const std::string& n : names) {
-      const std::string src = dir + "/" + n;
-      const std::string r = rel.empty() ? n : rel + "/" + n;
-      struct stat st{};
-      REQUIRE(stat(src.c_str(), &st) == 0);
-      if (S_ISDIR(st.st_mode)) {
-        CopyHostDir(src, r);
-      } else {
-        std::ifstream f(src, std::ios::binary);
-        std::ostringstream text;
-        text << f.rdbuf();
-        Put(r, text.str());
-      }
+    namespace fs = std::filesystem;
+    REQUIRE(fs::is_directory(dir));
+    for (const fs::directory_entry& e : fs::recursive_directory_iterator(dir)) {
+      if (!e.is_regular_file() || e.path().filename() == "SOURCE.md") continue;
+      const std::string r = fs::relative(e.path(), dir).generic_string();
+      std::ifstream f(e.path(), std::ios::binary);
+      std::ostringstream text;
+      text << f.rdbuf();
+      Put(rel.empty() ? r : rel + "/" + r, text.str());
     }
   }
 
