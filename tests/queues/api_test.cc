@@ -630,7 +630,7 @@ TEST_CASE("UpdateQueue with a NULL ring of size 0 disables a PM4, AQL or SDMA qu
   for (HSA_QUEUE_TYPE type : {HSA_QUEUE_COMPUTE, HSA_QUEUE_COMPUTE_AQL, HSA_QUEUE_SDMA}) {
     CAPTURE(type);
     void* ring = queuetest::Gtt(node, 4096);
-    Aql ptrs;
+    Aql ptrs(node);
     HsaQueueResource r{};
     if (type == HSA_QUEUE_COMPUTE_AQL) {
       REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);

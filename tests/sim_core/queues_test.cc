@@ -254,10 +254,7 @@ TEST_CASE("sim UPDATE_QUEUE with a NULL ring of size 0 disables a queue of every
   for (uint32_t type : {k::kQueueTypeCompute, k::kQueueTypeComputeAql, k::kQueueTypeSdma,
                         k::kQueueTypeSdmaXgmi}) {
     CAPTURE(type);
-    k::CreateQueueArgs q = QueueArgs(kGpuA, type);
-    q.ctx_save_restore_address = 0x7f200000ull;  // compute queues: a wave state to ask for
-    q.ctx_save_restore_size = 0x10000;
-    q.ctl_stack_size = 0x1000;
+    k::CreateQueueArgs q = s.QueueArgs(kGpuA, type);  // compute queues: with a CWSR area
     REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
     void* page = nullptr;
     REQUIRE(s.sim->Mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, s.kfd,
