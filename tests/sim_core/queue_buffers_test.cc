@@ -4,6 +4,7 @@
 // otherwise), a live queue holds them (UNMAP/FREE EBUSY), and a board
 // reporting KFD 1.16 keeps the older kernels' rule.
 #include <doctest/doctest.h>
+#include <sys/mman.h>
 
 #include "tests/sim_core/sim_fixture.h"
 
@@ -153,12 +154,17 @@ TEST_CASE("sim a CWSR area in SVM ranges needs the GPU's access and GPU_ALWAYS_M
   k::CreateQueueArgs q = s.QueueArgs(kGpuA, k::kQueueTypeComputeAql);
   const kfdsim::KernelQueueSizes n = kfdsim::ComputeKernelQueueSizes(s.sim->desc().gpus[0], 4096);
   const uint64_t total = (uint64_t{n.cwsr_size} + n.debug_memory_size + 4095) / 4096 * 4096;
-  const uint64_t svm = sizeof(void*) == 4 ? 0x60000000ull : 0x200000000ull;  // a user address
+  // SVM ranges are host memory of the process (the kernel checks it).
+  void* host = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE,
+                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(host != MAP_FAILED);
+  const uint64_t svm = reinterpret_cast<uintptr_t>(host);
   q.ctx_save_restore_address = svm;
   REQUIRE(SetSvm(s, svm, total, kGpuA, k::kSvmFlagHostAccess) == 0);
   CHECK(Create(s, q) == EINVAL);  // not ALWAYS_MAPPED
   REQUIRE(SetSvm(s, svm, total, kGpuA, k::kSvmFlagGpuAlwaysMapped) == 0);
   CHECK(Create(s, q) == 0);
+  munmap(host, static_cast<size_t>(total));
 }
 
 TEST_CASE("sim AQL rings on gfx8 count half their size, as the kernel sees them") {
