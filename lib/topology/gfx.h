@@ -1,9 +1,12 @@
 // GFX IP version helpers for the node getter: decoding gfx_target_version,
-// the packed form, per-CU register file sizes, and the device-ID table hook.
+// the packed form, per-CU register file sizes, and the getter's device-ID
+// lookup (over device_table.h).
 #ifndef HKE_LIB_TOPOLOGY_GFX_H_
 #define HKE_LIB_TOPOLOGY_GFX_H_
 
 #include <cstdint>
+
+#include "lib/topology/device_table.h"
 
 namespace hke::topology {
 
@@ -31,19 +34,11 @@ inline constexpr uint32_t kSgprSizePerCu = 0x4000;
 // Vector register file bytes per CU for a packed GFX version.
 uint32_t VgprSizePerCu(uint32_t packed_gfx);
 
-// A GPU family of the PCI device-ID table upstream keeps for GPUs older
-// than gfx_target_version (gfx7..gfx10.3).
-struct GfxIpEntry {
-  uint8_t major;
-  uint8_t minor;
-  uint8_t stepping;
-  const char* amd_name;  // e.g. "Aldebaran"
-};
-
-// Looks `device_id` up in the device table. As upstream, the table is
-// consulted only when the gfx_target_version major is at most 10, and a
-// hit takes priority over gfx_target_version (EngineId and AMDName).
-// Null when the id is unknown.
+// Looks `device_id` up among the device-table rows upstream's thunk has
+// (device_table.h, gfx7..gfx10.3). As upstream, the table is consulted only
+// when the gfx_target_version major is at most 10, and a hit takes priority
+// over gfx_target_version (EngineId and AMDName). Null when the id is
+// unknown there.
 const GfxIpEntry* FindGfxIpByDeviceId(uint16_t device_id, uint32_t gfx_major);
 
 }  // namespace hke::topology

@@ -61,6 +61,22 @@ struct GpuDesc {
   uint32_t cwsr_size = 0;       // per-queue context save area, 0 when sysfs has none
   uint32_t ctl_stack_size = 0;  // control stack, 0 when sysfs has none
   uint32_t gb_addr_config = 0;  // answer to READ_MMR_REG(gb_addr_config)
+  // Retry faults off (gmc.noretry): the module's noretry, or for -1 (auto)
+  // the GPU's default (amdgpu_gmc_noretry_set). Drives the XNACK mode.
+  bool noretry = true;
+};
+
+// amdgpu module parameters the simulated machine was booted with, served as
+// /sys/module/amdgpu/parameters/<name> (what consumers read: emu_mode by
+// kfdtest and rocrtst, cwsr_enable by kfdtest, noretry, sched_policy and mes
+// by scripts and tests). Defaults are the module's own, which a default
+// install shows whatever the GPU: noretry -1 means "the GPU's default".
+struct AmdgpuParams {
+  int emu_mode = 0;
+  int noretry = -1;
+  int sched_policy = 0;  // 0 HWS, 1 HWS without oversubscription, 2 no HWS
+  int mes = 0;
+  int cwsr_enable = 1;
 };
 
 struct BoardDesc {
@@ -70,6 +86,7 @@ struct BoardDesc {
   uint32_t cpu_count = 0;      // logical CPUs (/proc/cpuinfo, get_nprocs)
   uint32_t node_count = 0;     // sysfs nodes, CPUs and GPUs
   std::vector<GpuDesc> gpus;   // in node order
+  AmdgpuParams amdgpu_params;  // served under /sys/module/amdgpu/parameters
 };
 
 // Entry kinds for FileProvider::Kind/List.
@@ -109,6 +126,10 @@ struct Board {
 struct LoadOptions {
   uint32_t kfd_minor = 17;  // KFD version the board reports
   uint32_t cpu_count = 0;   // 0: derived from the tree (sum of cpu_cores_count)
+  // amdgpu parameters the machine was booted with, "name=value,..." over
+  // AmdgpuParams' defaults (e.g. "noretry=0"); an unknown name or a value
+  // that is not a decimal int fails the load.
+  std::string amdgpu_params;
 };
 
 // Implemented in platform/sim/topology/. Return 0 or an errno; on failure

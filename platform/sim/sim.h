@@ -47,6 +47,10 @@ typedef struct kfdsim_options {
   const char* board_name;  /* built-in board, used when tree_dir is NULL */
   kfdsim_trace_fn trace;   /* optional */
   void* trace_user;
+  /* amdgpu module parameters the machine was booted with, "name=value,..."
+   * (emu_mode, noretry, sched_policy, mes, cwsr_enable), or NULL for the
+   * module defaults; served under /sys/module/amdgpu/parameters. */
+  const char* amdgpu_params;
 } kfdsim_options;
 
 /* Loads the board (tree_dir, else board_name) and creates a simulator.

@@ -21,6 +21,7 @@ extern "C" int kfdsim_create(const kfdsim_options* options, kfdsim_t** out, char
   kfdsim::LoadOptions load;
   if (options->kfd_minor != 0) load.kfd_minor = options->kfd_minor;
   load.cpu_count = options->cpu_count;
+  if (options->amdgpu_params != nullptr) load.amdgpu_params = options->amdgpu_params;
   kfdsim::Board board;
   std::string message;
   int r = 0;

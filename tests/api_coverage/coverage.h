@@ -118,15 +118,10 @@ class Env {
   const std::vector<HSAKMT_STATUS>& statuses() const { return statuses_; }
 
  private:
-  struct AqlPointers {
-    alignas(64) uint64_t rptr = 0;
-    uint64_t wptr = 0;
-  };
   hketest::SimBoard& b_;
   bool open_ = false;
   std::vector<HSAKMT_STATUS> statuses_;
   std::vector<std::pair<void*, size_t>> host_;
-  std::vector<AqlPointers*> aql_;
 };
 
 // The rows of each area.

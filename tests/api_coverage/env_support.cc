@@ -46,7 +46,6 @@ Env::~Env() {
   while (hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS) {
   }
   for (const auto& h : host_) munmap(h.first, h.second);
-  for (AqlPointers* p : aql_) delete p;
 }
 
 void Env::Open() {
@@ -125,10 +124,12 @@ HSA_QUEUEID Env::Sdma() {
 
 HSA_QUEUEID Env::Aql() {
   void* ring = Gtt(4096);
-  aql_.push_back(new AqlPointers);
+  // The pointers in a one-page GTT buffer mapped to the GPU: kernels from
+  // KFD 1.17 refuse any other place (platform/sim/core/queue_buffers.cc).
+  auto* ptrs = static_cast<uint64_t*>(Gtt(4096));
   HsaQueueResource r{};
-  r.Queue_read_ptr_aql = &aql_.back()->rptr;
-  r.Queue_write_ptr_aql = &aql_.back()->wptr;
+  r.Queue_read_ptr_aql = &ptrs[0];
+  r.Queue_write_ptr_aql = &ptrs[1];
   REQUIRE(hsaKmtCreateQueue(Gpu(), HSA_QUEUE_COMPUTE_AQL, 100, HSA_QUEUE_PRIORITY_NORMAL, ring,
                             4096, nullptr, &r) == HSAKMT_STATUS_SUCCESS);
   return r.QueueId;

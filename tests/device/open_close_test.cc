@@ -190,7 +190,7 @@ TEST_CASE("a device call outside the open gate is INTERNAL and names the gate") 
   f.Init();
   hke::device::OpenResult r;
   REQUIRE(hke::device::Open(f.impl(), &r).ok());
-  CHECK(f.CheckOpen() == hke::Status::Api(HKE_STATUS_INTERNAL));
+  CHECK(hke::device::CheckOpen(f.impl()) == hke::Status::Api(HKE_STATUS_INTERNAL));
   REQUIRE(!f.log.messages.empty());
   CHECK(f.log.messages.back().find("open gate") != std::string::npos);
   CHECK(f.CheckOpen().ok());

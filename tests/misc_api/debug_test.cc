@@ -2,16 +2,20 @@
 // enable/disable and capabilities, debug trapping, device and queue
 // snapshots, the raw DBG_TRAP pass-through. Each test names the contract
 // it checks; refusals leave outputs untouched and explain themselves.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+#include <string>
 
 #include "doctest/doctest.h"
 #include "lib/context/context.h"
 #include "lib/kfd/abi.h"
 #include "lib/queues/queues.h"
 #include "tests/misc_api/support.h"
+#include "tests/support/event_fifo.h"
 #include "tests/queues/support.h"
 
 using hketest::SimBoard;
@@ -585,4 +589,80 @@ TEST_CASE(
   CHECK(hsaKmtDebugTrapIoctl(reinterpret_cast<kfd_ioctl_dbg_trap_args*>(&a), nullptr, nullptr) ==
         HSAKMT_STATUS_ERROR);
   CHECK(b.LastDiag().find("ESRCH") != std::string::npos);
+}
+
+// ------------------------------------------------------ debug events
+
+namespace {
+
+HSAKMT_STATUS Trap(k::DbgTrapArgs* a) {
+  a->pid = static_cast<uint32_t>(getpid());
+  HSAuint64 ret = 0;
+  return hsaKmtDebugTrapIoctl(reinterpret_cast<kfd_ioctl_dbg_trap_args*>(a), nullptr, &ret);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "DebugTrapIoctl ENABLE takes a FIFO as the debugger's event file: RuntimeEnable and "
+    "CreateQueue each write one byte, QUERY_DEBUG_EVENT names the queue") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = hketest::FirstGpuNode();
+  hketest::EventFifo fifo;
+  k::RuntimeInfo info{};
+  k::DbgTrapArgs a{};
+  a.op = k::kDbgTrapEnable;
+  a.enable.rinfo_ptr = reinterpret_cast<uintptr_t>(&info);
+  a.enable.rinfo_size = sizeof(info);
+  a.enable.dbg_fd = static_cast<uint32_t>(fifo.fd);
+  a.enable.exception_mask = k::EcMask(k::kEcQueueNew) | k::EcMask(k::kEcProcessRuntime);
+  REQUIRE(Trap(&a) == HSAKMT_STATUS_SUCCESS);
+  CHECK(fifo.Drain() == 0);
+  int r_debug = 0;
+  REQUIRE(hsaKmtRuntimeEnable(&r_debug, true) == HSAKMT_STATUS_SUCCESS);
+  CHECK(fifo.Drain() == 1);
+  k::DbgTrapArgs q{};
+  q.op = k::kDbgTrapQueryDebugEvent;
+  q.query_debug_event.exception_mask = k::EcMask(k::kEcProcessRuntime);
+  REQUIRE(Trap(&q) == HSAKMT_STATUS_SUCCESS);
+  CHECK(q.query_debug_event.exception_mask == k::EcMask(k::kEcProcessRuntime));
+  const HSA_QUEUEID queue = SdmaQueue(node);
+  CHECK(fifo.Drain() == 1);
+  q = k::DbgTrapArgs{};
+  q.op = k::kDbgTrapQueryDebugEvent;
+  q.query_debug_event.exception_mask = k::EcMask(k::kEcQueueNew);
+  REQUIRE(Trap(&q) == HSAKMT_STATUS_SUCCESS);
+  CHECK(q.query_debug_event.exception_mask == k::EcMask(k::kEcQueueNew));
+  CHECK(q.query_debug_event.queue_id == KernelId(queue));
+  CHECK(q.query_debug_event.gpu_id == GpuId(node));
+  // Nothing else is pending: the kernel's EAGAIN.
+  q = k::DbgTrapArgs{};
+  q.op = k::kDbgTrapQueryDebugEvent;
+  CHECK(Trap(&q) == HSAKMT_STATUS_ERROR);
+  CHECK(b.LastDiag().find("EAGAIN") != std::string::npos);
+  REQUIRE(hsaKmtDestroyQueue(queue) == HSAKMT_STATUS_SUCCESS);
+  k::DbgTrapArgs d{};
+  d.op = k::kDbgTrapDisable;
+  REQUIRE(Trap(&d) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE(
+    "DbgEnable's event file is the KFD descriptor: queues still work and the simulated /dev/kfd "
+    "is never written") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  int r_debug = 0;
+  REQUIRE(hsaKmtRuntimeEnable(&r_debug, true) == HSAKMT_STATUS_SUCCESS);
+  struct stat before{};
+  REQUIRE(fstat(KfdFd(), &before) == 0);
+  void* info = nullptr;
+  HSAuint32 size = 0;
+  REQUIRE(hsaKmtDbgEnable(&info, &size) == HSAKMT_STATUS_SUCCESS);
+  const HSA_QUEUEID q = SdmaQueue(hketest::FirstGpuNode());
+  struct stat after{};
+  REQUIRE(fstat(KfdFd(), &after) == 0);
+  CHECK(after.st_size == before.st_size);
+  REQUIRE(hsaKmtDestroyQueue(q) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtDbgDisable() == HSAKMT_STATUS_SUCCESS);
 }

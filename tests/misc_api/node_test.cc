@@ -351,3 +351,49 @@ TEST_CASE(
         HSAKMT_STATUS_ERROR);
   CHECK(b.LastDiag().find("SET_MEMORY_POLICY failed") != std::string::npos);
 }
+
+// ------------------------------------------------------ amdgpu parameters
+
+namespace {
+
+std::string ReadThroughPlatform(SimBoard& b, const char* path) {
+  const hke_platform p = hke_sim_platform(b.sim());
+  char buf[512];
+  size_t n = 0;
+  REQUIRE(p.ops->read_file(p.self, path, buf, sizeof(buf), &n) == 0);
+  return std::string(buf, n);
+}
+
+HSAint32 XnackMode() {
+  HSAint32 mode = -5;
+  REQUIRE(hsaKmtGetXNACKMode(&mode) == HSAKMT_STATUS_SUCCESS);
+  return mode;
+}
+
+}  // namespace
+
+TEST_CASE(
+    "the simulated machine's amdgpu parameters are read through the platform, and noretry decides "
+    "the XNACK mode GetXNACKMode reports") {
+  {
+    SimBoard b(nullptr, "datacenter-4gpu");  // gfx90a: retry faults off by default
+    CHECK(ReadThroughPlatform(b, "/sys/module/amdgpu/parameters/noretry") == "-1\n");
+    CHECK(ReadThroughPlatform(b, "/sys/module/amdgpu/parameters/emu_mode") == "0\n");
+    CHECK(ReadThroughPlatform(b, "/sys/module/amdgpu/parameters/sched_policy") == "0\n");
+    CHECK(ReadThroughPlatform(b, "/sys/module/amdgpu/parameters/mes") == "0\n");
+    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    CHECK(XnackMode() == 0);
+  }
+  {
+    SimBoard b(nullptr, "datacenter-4gpu", 0, 0, "noretry=0");
+    CHECK(ReadThroughPlatform(b, "/sys/module/amdgpu/parameters/noretry") == "0\n");
+    CHECK(ReadThroughPlatform(b, "/proc/cmdline").find("amdgpu.noretry=0") != std::string::npos);
+    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    CHECK(XnackMode() == 1);
+  }
+  {
+    SimBoard b(nullptr, "apu-embedded");  // gfx90c (GC 9.3.0): retry faults on by default
+    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    CHECK(XnackMode() == 1);
+  }
+}

@@ -33,9 +33,16 @@ size_t Count(const std::vector<std::string>& v, const std::string& name) {
   return n;
 }
 
+// An AQL queue's read and write pointers, in a one-page GTT buffer mapped to
+// the node: kernels from KFD 1.17 (Linux 6.12) refuse pointers that are not
+// the first page of a one-page mapping on the queue's GPU, and the
+// simulator checks it too (platform/sim/core/queue_buffers.cc).
 struct Aql {
-  alignas(64) uint64_t rptr = 0;
-  uint64_t wptr = 0;
+  explicit Aql(uint32_t node)
+      : page(static_cast<uint64_t*>(queuetest::Gtt(node, 4096))), rptr(page[0]), wptr(page[1]) {}
+  uint64_t* page;
+  uint64_t& rptr;
+  uint64_t& wptr;
 };
 
 HSAKMT_STATUS CreateAql(uint32_t node, void* ring, uint64_t size, Aql* ptrs, HsaQueueResource* r,
@@ -54,7 +61,7 @@ TEST_CASE("an AQL queue sends the ring, the caller's pointers, priority, EOP and
   const uint32_t node = FirstGpuNode();
   const HsaNodeProperties p = Props(node);
   void* ring = queuetest::Gtt(node, 64 * 1024);
-  Aql ptrs;
+  Aql ptrs(node);
   b.ClearTrace();
   HsaQueueResource r{};
   REQUIRE(CreateAql(node, ring, 64 * 1024, &ptrs, &r, HSA_QUEUE_PRIORITY_HIGH) ==
@@ -148,6 +155,7 @@ TEST_CASE("bad rings, priorities, percentages, types and engine ids are refused 
   const uint32_t node = FirstGpuNode();
   void* ring = queuetest::Gtt(node, 8192);
   char* base = static_cast<char*>(ring);
+  Aql ptrs(node);
   const uint32_t before = b.Stats().live_objects;
   b.ClearTrace();
   HsaQueueResource r{};
@@ -177,7 +185,6 @@ TEST_CASE("bad rings, priorities, percentages, types and engine ids are refused 
                              p.NumSdmaEngines + p.NumSdmaXgmiEngines, ring, 4096, nullptr,
                              &r) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(b.LastDiag().find("engine") != std::string::npos);
-  Aql ptrs;
   HsaQueueResource ra{};
   ra.Queue_read_ptr_aql = nullptr;
   ra.Queue_write_ptr_aql = &ptrs.wptr;
@@ -201,7 +208,7 @@ TEST_CASE("a kernel refusal of CREATE_QUEUE is ERROR and frees every buffer and 
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
   void* ring = queuetest::Gtt(node, 4096);
-  Aql ptrs;
+  Aql ptrs(node);
   const uint32_t before = b.Stats().live_objects;
   kfdsim_add_fault(b.sim(), k::kIocCreateQueue & 0xFFFF, ENOMEM, 1, 1);
   HsaQueueResource r{};
@@ -213,6 +220,33 @@ TEST_CASE("a kernel refusal of CREATE_QUEUE is ERROR and frees every buffer and 
   REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
   CHECK(b.Stats().live_objects == before + 1);  // the node's doorbell BO stays until the close
+}
+
+TEST_CASE("a ring size beyond the caller's buffer is refused by the kernel's buffer check (KFD 1.17): ERROR, nothing left behind") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  const uint32_t node = FirstGpuNode();
+  void* ring = queuetest::Gtt(node, 4096);
+  const uint32_t before = b.Stats().live_objects;
+  HsaQueueResource r{};
+  r.QueueId = 0x1234;
+  // 8 KiB passes the library's ring rule; the buffer behind it is 4 KiB.
+  CHECK(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 8192,
+                          nullptr, &r) == HSAKMT_STATUS_ERROR);
+  CHECK(b.LastDiag().find("CREATE_QUEUE") != std::string::npos);
+  bool einval = false;  // the kernel's answer, in the simulator's trace
+  for (const std::string& line : b.Trace()) {
+    einval = einval || (line.find("CREATE_QUEUE") != std::string::npos &&
+                        line.find("-> EINVAL") != std::string::npos);
+  }
+  CHECK(einval);
+  CHECK(r.QueueId == 0x1234);
+  CHECK(QStats().live == 0);
+  CHECK(b.Stats().live_objects == before);
+  // The same buffer with its own size is a queue.
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
 }
 
 TEST_CASE("a refused DESTROY_QUEUE keeps the queue and its handle; a retry destroys it; stale and forged handles are INVALID_HANDLE") {
@@ -246,7 +280,7 @@ TEST_CASE("CU masks: nonzero multiples of 32 up to 1024 bits reach SET_CU_MASK a
   const uint32_t node = FirstGpuNode();
   const HsaNodeProperties p = Props(node);
   void* ring = queuetest::Gtt(node, 4096);
-  Aql ptrs;
+  Aql ptrs(node);
   HsaQueueResource r{};
   REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
   HsaQueueInfo info{};
@@ -288,7 +322,7 @@ TEST_CASE("GetQueueInfo reads the wave state of a compute queue's save area; an 
   const uint32_t node = FirstGpuNode();
   void* ring = queuetest::Gtt(node, 4096);
   void* ring2 = queuetest::Gtt(node, 4096);
-  Aql ptrs;
+  Aql ptrs(node);
   HsaQueueResource r{}, s{};
   HsaEventDescriptor d{};
   d.EventType = HSA_EVENTTYPE_SIGNAL;
@@ -365,7 +399,7 @@ TEST_CASE("AllocQueueGWS returns the kernel's first GWS and maps its errors") {
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
   void* ring = queuetest::Gtt(node, 4096);
-  Aql ptrs;
+  Aql ptrs(node);
   HsaQueueResource r{};
   REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
   HSAuint32 first = 99;
@@ -391,7 +425,7 @@ TEST_CASE("the last close destroys every live queue and unmaps the doorbells; a 
   const uint32_t node = FirstGpuNode();
   void* ring = queuetest::Gtt(node, 4096);
   void* ring2 = queuetest::Gtt(node, 4096);
-  Aql ptrs;
+  Aql ptrs(node);
   HsaQueueResource r{}, s{};
   REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
   REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring2, 4096,
@@ -445,7 +479,7 @@ void EveryGpuNode(SimBoard& b) {
     ++gpus;
     CAPTURE(node);
     void* ring = queuetest::Gtt(node, 4096);
-    Aql ptrs;
+    Aql ptrs(node);
     HsaQueueResource r{};
     b.ClearTrace();
     REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);
@@ -596,7 +630,7 @@ TEST_CASE("UpdateQueue with a NULL ring of size 0 disables a PM4, AQL or SDMA qu
   for (HSA_QUEUE_TYPE type : {HSA_QUEUE_COMPUTE, HSA_QUEUE_COMPUTE_AQL, HSA_QUEUE_SDMA}) {
     CAPTURE(type);
     void* ring = queuetest::Gtt(node, 4096);
-    Aql ptrs;
+    Aql ptrs(node);
     HsaQueueResource r{};
     if (type == HSA_QUEUE_COMPUTE_AQL) {
       REQUIRE(CreateAql(node, ring, 4096, &ptrs, &r) == HSAKMT_STATUS_SUCCESS);

@@ -47,7 +47,10 @@ struct Tamper {
 }  // namespace
 
 TEST_CASE("hostile CREATE_QUEUE replies fail with KERNEL_COMMUNICATION_ERROR, write no resource and leak no buffer") {
-  SimBoard b(nullptr, "datacenter-4gpu");
+  // KFD 1.16: a kernel before the queue buffer hold. From 1.17 a queue whose
+  // id the reply hid (mode 0) keeps holding its buffers in the kernel, and
+  // FREE of them is EBUSY, so no library could free them.
+  SimBoard b(nullptr, "datacenter-4gpu", 0, 16);
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
   void* ring = queuetest::Gtt(node, 4096);
@@ -78,7 +81,8 @@ TEST_CASE("a wave-state reply larger than the save area is refused and QueueInfo
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();
   void* ring = queuetest::Gtt(node, 4096);
-  alignas(64) static uint64_t ptrs[2];
+  // The pointers in a one-page buffer mapped to the node (the kernel's rule).
+  auto* ptrs = static_cast<uint64_t*>(queuetest::Gtt(node, 4096));
   HsaQueueResource r{};
   r.Queue_read_ptr_aql = &ptrs[0];
   r.Queue_write_ptr_aql = &ptrs[1];
@@ -125,6 +129,12 @@ TEST_CASE("a forked child cannot use the parent's queues: its handles are refuse
     f.ui32.NonPaged = 1;
     void* ring2 = nullptr;
     if (hsaKmtAllocMemory(0, 4096, f, &ring2) != HSAKMT_STATUS_SUCCESS) bad |= 16;
+    // A ring must be mapped on the queue's GPU (the kernel's buffer check).
+    uint32_t map_node = node;
+    if (ring2 != nullptr && hsaKmtMapMemoryToGPUNodes(ring2, 4096, nullptr, HsaMemMapFlags{}, 1,
+                                                      &map_node) != HSAKMT_STATUS_SUCCESS) {
+      bad |= 16;
+    }
     HsaQueueResource c{};
     if (ring2 == nullptr || hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL,
                                               ring2, 4096, nullptr, &c) != HSAKMT_STATUS_SUCCESS) {

@@ -10,27 +10,12 @@ namespace {
 
 using namespace simtest;
 
-alignas(8) uint64_t g_rptr, g_wptr;
-
-k::CreateQueueArgs QueueArgs(uint32_t gpu_id, uint32_t type = k::kQueueTypeComputeAql) {
-  k::CreateQueueArgs q{};
-  q.ring_base_address = 0x7f100000ull;  // inside a 32-bit address space too
-  q.ring_size = 0x10000;
-  q.gpu_id = gpu_id;
-  q.queue_type = type;
-  q.queue_percentage = 100;
-  q.queue_priority = 7;
-  q.read_pointer_address = reinterpret_cast<uintptr_t>(&g_rptr);
-  q.write_pointer_address = reinterpret_cast<uintptr_t>(&g_wptr);
-  return q;
-}
-
 constexpr uint64_t DoorbellBase(uint32_t gpu_id) { return 3ull << 62 | uint64_t{gpu_id} << 46; }
 
 TEST_CASE("sim CREATE_QUEUE returns queue ids and SOC15 doorbell offsets") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  k::CreateQueueArgs a = QueueArgs(kGpuA), b = QueueArgs(kGpuA), sdma = QueueArgs(kGpuA, k::kQueueTypeSdma);
+  k::CreateQueueArgs a = s.QueueArgs(kGpuA), b = s.QueueArgs(kGpuA), sdma = s.QueueArgs(kGpuA, k::kQueueTypeSdma);
   REQUIRE(s.Io(k::kIocCreateQueue, &a) == 0);
   REQUIRE(s.Io(k::kIocCreateQueue, &b) == 0);
   REQUIRE(s.Io(k::kIocCreateQueue, &sdma) == 0);
@@ -49,7 +34,7 @@ TEST_CASE("sim accepts the 88-byte CREATE_QUEUE of KFD 1.16 thunks") {
   struct {
     k::CreateQueueArgs args;
   } buf;
-  buf.args = QueueArgs(kGpuA);
+  buf.args = s.QueueArgs(kGpuA);
   buf.args.sdma_engine_id = 0xA5A5A5A5u;  // beyond the 88 bytes: never read nor written
   const uint32_t req88 = k::IocWithSize(k::kIocCreateQueue, k::kCreateQueueArgsSizeV11);
   CHECK(req88 == 0xc0584b02u);
@@ -61,30 +46,38 @@ TEST_CASE("sim accepts the 88-byte CREATE_QUEUE of KFD 1.16 thunks") {
 
 TEST_CASE("sim CREATE_QUEUE validates like the kernel") {
   Sim s(TwoGpuBoard());
-  k::CreateQueueArgs q = QueueArgs(kGpuA);
+  k::CreateQueueArgs q{};
+  q.ring_base_address = 0x7f100000ull;
+  q.ring_size = 0x10000;
+  q.gpu_id = kGpuA;
+  q.queue_type = k::kQueueTypeSdma;
+  q.queue_percentage = 100;
+  q.read_pointer_address = 0x7f200000ull;
+  q.write_pointer_address = 0x7f200008ull;
   CHECK(s.Io(k::kIocCreateQueue, &q) == ESRCH);  // no VM bound
   s.AcquireAll();
-  q = QueueArgs(kGpuA);
+  q = s.QueueArgs(kGpuA);
   q.ring_size = 3000;
   CHECK(s.Io(k::kIocCreateQueue, &q) == EINVAL);
-  q = QueueArgs(kGpuA);
+  q = s.QueueArgs(kGpuA);
   q.queue_percentage = 101;
   CHECK(s.Io(k::kIocCreateQueue, &q) == EINVAL);
-  q = QueueArgs(kGpuA);
+  q = s.QueueArgs(kGpuA);
   q.queue_percentage = 0x164;  // 100% with PM4 target XCC 1 in bits 8-15
   CHECK(s.Io(k::kIocCreateQueue, &q) == 0);
-  q = QueueArgs(kGpuA);
+  q = s.QueueArgs(kGpuA);
   q.queue_priority = 16;
   CHECK(s.Io(k::kIocCreateQueue, &q) == EINVAL);
-  q = QueueArgs(kGpuA);
+  q = s.QueueArgs(kGpuA);
   q.queue_type = 5;
   CHECK(s.Io(k::kIocCreateQueue, &q) == 524);  // ENOTSUPP
-  q = QueueArgs(0xBAD);
+  q = s.QueueArgs(kGpuA);
+  q.gpu_id = 0xBAD;
   CHECK(s.Io(k::kIocCreateQueue, &q) == EINVAL);
-  q = QueueArgs(kGpuA);
+  q = s.QueueArgs(kGpuA);
   q.read_pointer_address = 0xFFFF800000000000ull;
   CHECK(s.Io(k::kIocCreateQueue, &q) == EFAULT);
-  q = QueueArgs(kGpuA, k::kQueueTypeSdmaByEngId);
+  q = s.QueueArgs(kGpuA, k::kQueueTypeSdmaByEngId);
   q.sdma_engine_id = 5;  // engines 0..4 (2 SDMA + 3 XGMI)
   CHECK(s.Io(k::kIocCreateQueue, &q) == EINVAL);
   q.sdma_engine_id = 4;
@@ -94,7 +87,7 @@ TEST_CASE("sim CREATE_QUEUE validates like the kernel") {
 TEST_CASE("sim CREATE_QUEUE clamps a small ring size up to 1024 and writes it back") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  k::CreateQueueArgs q = QueueArgs(kGpuA);
+  k::CreateQueueArgs q = s.QueueArgs(kGpuA);
   q.ring_size = 256;
   REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
   CHECK(q.ring_size == 1024);
@@ -106,7 +99,7 @@ TEST_CASE("sim SDMA queues are limited by the engines' queue slots") {
   g.num_sdma_queues_per_engine = 2;
   Sim s(MakeBoard({g}));
   s.AcquireAll();
-  k::CreateQueueArgs q = QueueArgs(kGpuA, k::kQueueTypeSdma);
+  k::CreateQueueArgs q = s.QueueArgs(kGpuA, k::kQueueTypeSdma);
   REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
   REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
   CHECK(s.Io(k::kIocCreateQueue, &q) == ENOMEM);
@@ -115,7 +108,7 @@ TEST_CASE("sim SDMA queues are limited by the engines' queue slots") {
 TEST_CASE("sim DESTROY/UPDATE_QUEUE and SET_CU_MASK report unknown queues and bad values") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  k::CreateQueueArgs q = QueueArgs(kGpuA);
+  k::CreateQueueArgs q = s.QueueArgs(kGpuA);
   REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
   k::UpdateQueueArgs u{};
   u.queue_id = q.queue_id;
@@ -149,7 +142,7 @@ TEST_CASE("sim DESTROY/UPDATE_QUEUE and SET_CU_MASK report unknown queues and ba
   CHECK(s.Io(k::kIocDestroyQueue, &d) == 0);
   CHECK(s.sim->QueueCount() == 0);
   // The doorbell slot is free again.
-  k::CreateQueueArgs q2 = QueueArgs(kGpuA);
+  k::CreateQueueArgs q2 = s.QueueArgs(kGpuA);
   REQUIRE(s.Io(k::kIocCreateQueue, &q2) == 0);
   CHECK(q2.doorbell_offset == q.doorbell_offset);
 }
@@ -157,8 +150,8 @@ TEST_CASE("sim DESTROY/UPDATE_QUEUE and SET_CU_MASK report unknown queues and ba
 TEST_CASE("sim ALLOC_QUEUE_GWS and GET_QUEUE_WAVE_STATE") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  k::CreateQueueArgs qa = QueueArgs(kGpuA), qb = QueueArgs(kGpuB);
-  qa.ctx_save_restore_address = 0x7f200000ull;  // inside a 32-bit address space too
+  // qb: an SDMA queue, which has no CWSR area.
+  k::CreateQueueArgs qa = s.QueueArgs(kGpuA), qb = s.QueueArgs(kGpuB, k::kQueueTypeSdma);
   REQUIRE(s.Io(k::kIocCreateQueue, &qa) == 0);
   REQUIRE(s.Io(k::kIocCreateQueue, &qb) == 0);
   k::AllocQueueGwsArgs g{};
@@ -193,7 +186,7 @@ TEST_CASE("sim SET_XNACK_MODE queries, refuses changes with queues, and needs ca
   x.xnack_enabled = -1;
   REQUIRE(one.Io(k::kIocSetXnackMode, &x) == 0);
   CHECK(x.xnack_enabled == 1);
-  k::CreateQueueArgs q = QueueArgs(kGpuA);
+  k::CreateQueueArgs q = one.QueueArgs(kGpuA);
   REQUIRE(one.Io(k::kIocCreateQueue, &q) == 0);
   x.xnack_enabled = 0;
   CHECK(one.Io(k::kIocSetXnackMode, &x) == EBUSY);
@@ -217,7 +210,7 @@ TEST_CASE("sim RUNTIME_ENABLE refuses a second enable and enabling with queues")
   CHECK(s.Io(k::kIocRuntimeEnable, &r) == EBUSY);
   r.mode_mask = 0;
   CHECK(s.Io(k::kIocRuntimeEnable, &r) == 0);
-  k::CreateQueueArgs q = QueueArgs(kGpuA);
+  k::CreateQueueArgs q = s.QueueArgs(kGpuA);
   REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
   r.mode_mask = k::kRuntimeEnableModeEnable;
   CHECK(s.Io(k::kIocRuntimeEnable, &r) == EEXIST);
@@ -236,7 +229,7 @@ struct HookLog {
 TEST_CASE("sim RingDoorbell hands the queue and its doorbell value to the hook") {
   Sim s(TwoGpuBoard());
   s.AcquireAll();
-  k::CreateQueueArgs q0 = QueueArgs(kGpuA), q1 = QueueArgs(kGpuA);
+  k::CreateQueueArgs q0 = s.QueueArgs(kGpuA), q1 = s.QueueArgs(kGpuA);
   REQUIRE(s.Io(k::kIocCreateQueue, &q0) == 0);
   REQUIRE(s.Io(k::kIocCreateQueue, &q1) == 0);
   void* page = nullptr;
@@ -261,10 +254,7 @@ TEST_CASE("sim UPDATE_QUEUE with a NULL ring of size 0 disables a queue of every
   for (uint32_t type : {k::kQueueTypeCompute, k::kQueueTypeComputeAql, k::kQueueTypeSdma,
                         k::kQueueTypeSdmaXgmi}) {
     CAPTURE(type);
-    k::CreateQueueArgs q = QueueArgs(kGpuA, type);
-    q.ctx_save_restore_address = 0x7f200000ull;  // compute queues: a wave state to ask for
-    q.ctx_save_restore_size = 0x10000;
-    q.ctl_stack_size = 0x1000;
+    k::CreateQueueArgs q = s.QueueArgs(kGpuA, type);  // compute queues: with a CWSR area
     REQUIRE(s.Io(k::kIocCreateQueue, &q) == 0);
     void* page = nullptr;
     REQUIRE(s.sim->Mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, s.kfd,
@@ -304,3 +294,61 @@ TEST_CASE("sim UPDATE_QUEUE with a NULL ring of size 0 disables a queue of every
 }
 
 }  // namespace
+
+namespace {
+
+int32_t XnackMode(Sim& s) {
+  k::SetXnackModeArgs x{};
+  x.xnack_enabled = -1;
+  REQUIRE(s.Io(k::kIocSetXnackMode, &x) == 0);
+  return x.xnack_enabled;
+}
+
+int SetXnack(Sim& s, int32_t on) {
+  k::SetXnackModeArgs x{};
+  x.xnack_enabled = on;
+  return s.Io(k::kIocSetXnackMode, &x);
+}
+
+}  // namespace
+
+TEST_CASE("sim XNACK follows retry faults (noretry) as kfd_process_xnack_mode does") {
+  kfdsim::GpuDesc renoir = Gfx90a();
+  renoir.gfx_target_version = 90012;
+  renoir.noretry = false;  // noretry -1 on GC 9.3.0: retry faults on
+  {
+    Sim s(MakeBoard({renoir}));
+    CHECK(XnackMode(s) == 1);  // a new process starts with XNACK on
+    CHECK(SetXnack(s, 0) == 0);
+    CHECK(SetXnack(s, 1) == 0);
+  }
+  renoir.noretry = true;  // booted with amdgpu.noretry=1
+  {
+    Sim s(MakeBoard({renoir}));
+    CHECK(XnackMode(s) == 0);
+    CHECK(SetXnack(s, 1) == EPERM);
+  }
+  kfdsim::GpuDesc navi = Gfx1030();
+  navi.noretry = false;  // GC 10.3: no XNACK whatever noretry says
+  {
+    Sim s(MakeBoard({navi}));
+    CHECK(XnackMode(s) == 0);
+    CHECK(SetXnack(s, 1) == EPERM);
+  }
+  kfdsim::GpuDesc mi210 = Gfx90a();
+  mi210.noretry = false;  // per-process capable: noretry only sets the default
+  {
+    Sim s(MakeBoard({mi210}));
+    CHECK(XnackMode(s) == 1);
+  }
+  // gfx90a with retry faults off next to a Renoir with them on: off by
+  // default, and every GPU can run XNACK when asked.
+  kfdsim::GpuDesc apu = renoir;
+  apu.noretry = false;
+  apu.gpu_id = kGpuB;
+  apu.render_minor = 129;
+  Sim s(MakeBoard({Gfx90a(), apu}));
+  CHECK(XnackMode(s) == 0);
+  CHECK(SetXnack(s, 1) == 0);
+  CHECK(XnackMode(s) == 1);
+}

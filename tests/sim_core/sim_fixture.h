@@ -161,6 +161,7 @@ struct Sim {
   }
   ~Sim() {
     sim.reset();
+    for (const auto& [p, n] : host) munmap(p, n);
     if (kfd >= 0) close(kfd);
     for (auto& [m, fd] : render) {
       (void)m;
@@ -197,6 +198,72 @@ struct Sim {
     a.handle = handle;
     return Io(k::kIocFreeMemoryOfGpu, &a);
   }
+
+  // A BO of `size` at a fresh VA (GTT, or a USERPTR of fresh anonymous
+  // memory, whose VA is its host address), mapped to `gpu_id`; its VA.
+  uint64_t MappedBo(uint32_t gpu_id, uint64_t size, bool userptr = false,
+                    uint64_t* handle = nullptr) {
+    size = (size + 4095) / 4096 * 4096;
+    k::AllocMemoryOfGpuArgs a{};
+    uint64_t va = 0;
+    if (userptr) {
+      void* p = mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      REQUIRE(p != MAP_FAILED);
+      host.emplace_back(p, size);
+      va = reinterpret_cast<uintptr_t>(p);
+      REQUIRE(Alloc(gpu_id, size, k::kAllocMemUserptr | k::kAllocMemWritable, &a, va) == 0);
+      a.mmap_offset = va;
+    } else {
+      va = next_va;
+      next_va += (size + 0xFFFFull) & ~0xFFFFull;
+      next_va += 0x10000;  // a hole: a buffer never runs into the next
+      REQUIRE(Alloc(gpu_id, size, k::kAllocMemGtt | k::kAllocMemWritable, &a, va) == 0);
+    }
+    k::MapMemoryToGpuArgs m{};
+    m.handle = a.handle;
+    m.device_ids_array_ptr = reinterpret_cast<uintptr_t>(&gpu_id);
+    m.n_devices = 1;
+    REQUIRE(Io(k::kIocMapMemoryToGpu, &m) == 0);
+    if (handle != nullptr) *handle = a.handle;
+    return va;
+  }
+
+  // CREATE_QUEUE arguments whose buffers pass the kernel's checks (KFD 1.17,
+  // platform/sim/core/queue_buffers.cc): a ring BO of `ring_size`, one page
+  // for the read (offset 0) and write (offset 8) pointers, and for compute
+  // queues the node's EOP buffer and CWSR area (host memory, USERPTR) with
+  // the node's control stack size. The VMs must be acquired.
+  k::CreateQueueArgs QueueArgs(uint32_t gpu_id, uint32_t type = k::kQueueTypeComputeAql,
+                               uint32_t ring_size = 0x10000) {
+    k::CreateQueueArgs q{};
+    q.ring_base_address = MappedBo(gpu_id, ring_size < 4096 ? 4096 : ring_size);
+    q.ring_size = ring_size;
+    q.gpu_id = gpu_id;
+    q.queue_type = type;
+    q.queue_percentage = 100;
+    q.queue_priority = 7;
+    q.read_pointer_address = MappedBo(gpu_id, 4096);
+    q.write_pointer_address = q.read_pointer_address + 8;
+    if (type != k::kQueueTypeCompute && type != k::kQueueTypeComputeAql) return q;
+    const kfdsim::GpuDesc* g = nullptr;
+    for (const auto& d : sim->desc().gpus) g = d.gpu_id == gpu_id ? &d : g;
+    REQUIRE(g != nullptr);
+    const kfdsim::KernelQueueSizes n = kfdsim::ComputeKernelQueueSizes(*g, 4096);
+    if (n.eop_buffer_size != 0) {
+      q.eop_buffer_address = MappedBo(gpu_id, n.eop_buffer_size);
+      q.eop_buffer_size = n.eop_buffer_size;
+    }
+    q.ctl_stack_size = n.ctl_stack_size;
+    q.ctx_save_restore_size = n.cwsr_size;
+    const uint64_t xcc = g->num_xcc == 0 ? 1 : g->num_xcc;
+    const uint64_t total = (uint64_t{n.cwsr_size} + n.debug_memory_size) * xcc;
+    if (total != 0) q.ctx_save_restore_address = MappedBo(gpu_id, total, /*userptr=*/true);
+    return q;
+  }
+
+  std::vector<std::pair<void*, size_t>> host;  // USERPTR memory, unmapped last
+  // Fresh GPU VAs for MappedBo (below 4 GiB on 32-bit targets).
+  uint64_t next_va = sizeof(void*) == 4 ? 0x40000000ull : 0x7e0000000000ull;
 };
 
 constexpr uint32_t kVramFlags = k::kAllocMemVram | k::kAllocMemWritable | k::kAllocMemNoSubstitute;

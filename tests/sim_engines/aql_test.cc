@@ -2,6 +2,8 @@
 // signals and their event mailbox, kernel/agent dispatch and vendor errors
 // reported through the CWSR header, publication rules and wraparound.
 #include <doctest/doctest.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "platform/sim/core/util.h"
 #include "tests/sim_engines/engine_fixture.h"
@@ -163,7 +165,7 @@ TEST_CASE("aql kernel dispatch stops the queue and reports it through the CWSR h
   re.mode_mask = k::kRuntimeEnableModeEnable;
   REQUIRE(e.Io(k::kIocRuntimeEnable, &re) == 0);
   const uint32_t err_ev = e.SignalEvent(kGpuA, false);
-  Buf cwsr = e.Userptr(kGpuA, 8192);
+  Buf cwsr = e.CwsrArea(kGpuA);
   auto* header = cwsr.at<k::ContextSaveAreaHeader>(0);
   header->err_payload_addr = cwsr.va + 4096;
   header->err_event_id = err_ev;
@@ -194,7 +196,7 @@ TEST_CASE("aql kernel dispatch stops the queue and reports it through the CWSR h
 TEST_CASE("aql queue errors are not reported through the CWSR header without RUNTIME_ENABLE") {
   Engines e(simtest::TwoGpuBoard());
   const uint32_t err_ev = e.SignalEvent(kGpuA, false);
-  Buf cwsr = e.Userptr(kGpuA, 8192);
+  Buf cwsr = e.CwsrArea(kGpuA);
   cwsr.at<k::ContextSaveAreaHeader>(0)->err_payload_addr = cwsr.va + 4096;
   cwsr.at<k::ContextSaveAreaHeader>(0)->err_event_id = err_ev;
   AqlQueue a(e, 4096, cwsr.va);
@@ -204,6 +206,47 @@ TEST_CASE("aql queue errors are not reported through the CWSR header without RUN
   CHECK(e.Status(a.q.id).state == KFDSIM_QUEUE_ERROR);
   CHECK(*cwsr.at<uint64_t>(4096) == 0);
   CHECK(e.Wait(err_ev, 0) == k::kWaitResultTimeout);
+}
+
+TEST_CASE("aql queue errors go to a subscribed debugger's event file instead of the runtime") {
+  Engines e(simtest::TwoGpuBoard());
+  k::RuntimeEnableArgs re{};
+  re.mode_mask = k::kRuntimeEnableModeEnable;
+  REQUIRE(e.Io(k::kIocRuntimeEnable, &re) == 0);
+  int events[2];
+  REQUIRE(pipe2(events, O_CLOEXEC | O_NONBLOCK) == 0);
+  k::RuntimeInfo info{};
+  k::DbgTrapArgs d{};
+  d.pid = static_cast<uint32_t>(getpid());
+  d.op = k::kDbgTrapEnable;
+  d.enable.rinfo_ptr = reinterpret_cast<uintptr_t>(&info);
+  d.enable.rinfo_size = sizeof(info);
+  d.enable.dbg_fd = static_cast<uint32_t>(events[1]);
+  d.enable.exception_mask = k::EcMask(k::kEcQueuePacketDispatchCodeInvalid);
+  REQUIRE(e.Io(k::kIocDbgTrap, &d) == 0);
+  const uint32_t err_ev = e.SignalEvent(kGpuA, false);
+  Buf cwsr = e.CwsrArea(kGpuA);
+  cwsr.at<k::ContextSaveAreaHeader>(0)->err_payload_addr = cwsr.va + 4096;
+  cwsr.at<k::ContextSaveAreaHeader>(0)->err_event_id = err_ev;
+  AqlQueue a(e, 4096, cwsr.va);
+  uint8_t body[64] = {};
+  a.Submit(kDispatch, body);
+  e.Step();
+  CHECK(e.Status(a.q.id).state == KFDSIM_QUEUE_ERROR);
+  char c = 0;
+  CHECK(read(events[0], &c, 1) == 1);  // the debugger was told
+  CHECK(c == '.');
+  CHECK(*cwsr.at<uint64_t>(4096) == 0);  // and the runtime was not
+  CHECK(e.Wait(err_ev, 0) == k::kWaitResultTimeout);
+  k::DbgTrapArgs q{};
+  q.pid = static_cast<uint32_t>(getpid());
+  q.op = k::kDbgTrapQueryDebugEvent;
+  REQUIRE(e.Io(k::kIocDbgTrap, &q) == 0);
+  CHECK(q.query_debug_event.queue_id == a.q.id);
+  CHECK(q.query_debug_event.exception_mask ==
+        (k::EcMask(k::kEcQueueNew) | k::EcMask(k::kEcQueuePacketDispatchCodeInvalid)));
+  close(events[0]);
+  close(events[1]);
 }
 
 TEST_CASE("aql agent dispatch, unknown vendor formats and reserved types have their own codes") {

@@ -45,6 +45,7 @@ struct QueueRef {
   uint32_t id = 0;
   uint32_t gpu_id = 0;
   volatile uint64_t* doorbell = nullptr;  // SOC15: 64-bit doorbells
+  uint64_t doorbell_offset = 0;           // byte offset in the process doorbell slice
 };
 
 class Engines {
@@ -137,6 +138,24 @@ class Engines {
     return b;
   }
 
+  // The process doorbell slice of `owner_gpu_id` as a DOORBELL BO (8 KiB of
+  // 64-bit SOC15 doorbells) at a fresh VA, mapped to `mapped_gpu_id`: what a
+  // thunk allocates so that the GPU can ring doorbells.
+  Buf DoorbellBo(uint32_t owner_gpu_id, uint32_t mapped_gpu_id) {
+    Buf b;
+    b.size = 8192;
+    b.va = NextVa(b.size);
+    k::AllocMemoryOfGpuArgs a{};
+    a.va_addr = b.va;
+    a.size = b.size;
+    a.gpu_id = owner_gpu_id;
+    a.flags = k::kAllocMemDoorbell | k::kAllocMemWritable;
+    REQUIRE(Io(k::kIocAllocMemoryOfGpu, &a) == 0);
+    b.handle = a.handle;
+    Map(b.handle, mapped_gpu_id);
+    return b;
+  }
+
   void Map(uint64_t handle, uint32_t gpu_id) {
     k::MapMemoryToGpuArgs m{};
     m.handle = handle;
@@ -185,6 +204,26 @@ class Engines {
     return w.wait_result;
   }
 
+  // The node's queue sizes (what CREATE_QUEUE's buffer checks compare with).
+  kfdsim::KernelQueueSizes Sizes(uint32_t gpu_id) const {
+    for (const auto& g : sim->desc().gpus) {
+      if (g.gpu_id == gpu_id) return kfdsim::ComputeKernelQueueSizes(g, 4096);
+    }
+    FAIL("no such GPU");
+    return {};
+  }
+
+  // A CWSR area of the node's size (host memory, USERPTR) for a compute queue.
+  Buf CwsrArea(uint32_t gpu_id) {
+    const kfdsim::KernelQueueSizes n = Sizes(gpu_id);
+    uint64_t xcc = 1;
+    for (const auto& g : sim->desc().gpus) xcc = g.gpu_id == gpu_id && g.num_xcc > 1 ? g.num_xcc : xcc;
+    return Userptr(gpu_id, (uint64_t{n.cwsr_size} + n.debug_memory_size) * xcc);
+  }
+
+  // Compute queues get the node's EOP buffer, control stack size and a CWSR
+  // area (CwsrArea unless `ctx_save` names one), as a thunk gives them: the
+  // kernel's buffer checks (KFD 1.17) refuse anything else.
   QueueRef CreateQueue(uint32_t gpu_id, uint32_t type, const Buf& ring, uint32_t ring_size,
                        uint64_t rptr_va, uint64_t wptr_va, uint64_t ctx_save = 0) {
     k::CreateQueueArgs q{};
@@ -196,8 +235,17 @@ class Engines {
     q.queue_priority = 7;
     q.read_pointer_address = rptr_va;
     q.write_pointer_address = wptr_va;
-    q.ctx_save_restore_address = ctx_save;
-    q.ctx_save_restore_size = ctx_save != 0 ? 4096 : 0;
+    if (type == k::kQueueTypeCompute || type == k::kQueueTypeComputeAql) {
+      const kfdsim::KernelQueueSizes n = Sizes(gpu_id);
+      if (ctx_save == 0) ctx_save = CwsrArea(gpu_id).va;
+      q.ctx_save_restore_address = ctx_save;
+      q.ctx_save_restore_size = n.cwsr_size;
+      q.ctl_stack_size = n.ctl_stack_size;
+      if (n.eop_buffer_size != 0) {
+        q.eop_buffer_address = Alloc(gpu_id, n.eop_buffer_size).va;
+        q.eop_buffer_size = n.eop_buffer_size;
+      }
+    }
     REQUIRE(Io(k::kIocCreateQueue, &q) == 0);
     QueueRef r;
     r.id = q.queue_id;
@@ -210,7 +258,8 @@ class Engines {
       host_[p] = 8192;
       page = static_cast<uint8_t*>(p);
     }
-    r.doorbell = reinterpret_cast<volatile uint64_t*>(page + (q.doorbell_offset & 0x1FFF));
+    r.doorbell_offset = q.doorbell_offset & 0x1FFF;
+    r.doorbell = reinterpret_cast<volatile uint64_t*>(page + r.doorbell_offset);
     return r;
   }
 

@@ -1,7 +1,8 @@
 // A close/reopen thread racing first use: while one thread closes the
 // default context to zero and opens it again, over and over, the others
 // keep making first calls of every family (memory allocation and mapping,
-// user-memory registration and SVM attributes, events, SDMA queues), each
+// user-memory registration and SVM attributes, events, SDMA queues,
+// topology, clocks, performance counters, PC sampling), each
 // in whatever open it finds. A call may fail only because of a close that
 // happened since it started its sequence (the device is closed, or the
 // close released its object); after the final close the simulated kernel
@@ -147,7 +148,7 @@ void Worker(Shared& sh, int index, bool dgpu) {
   while (!sh.done.load()) {
     sh.sequences[index].fetch_add(1);
     const uint32_t since = sh.finished.load();
-    switch (rng() % 5) {
+    switch (rng() % 6) {
       case 0: {  // memory: allocate, map, unmap, free
         HsaMemFlags f{};
         f.ui32.HostAccess = 1;
@@ -214,6 +215,14 @@ void Worker(Shared& sh, int index, bool dgpu) {
           sh.Ok("unmap ring", hsaKmtUnmapMemoryToGPU(ring), since);
         }
         sh.Ok("free ring", hsaKmtFreeMemory(ring, 4096), since);
+        break;
+      }
+      case 4: {  // per-node calls: clocks, counters, PC sampling
+        HsaClockCounters clocks{};
+        sh.Ok("clocks", hsaKmtGetClockCounters(gpu, &clocks), since);
+        HsaCounterProperties* counters = nullptr;
+        sh.Ok("counter properties", hsaKmtPmcGetCounterProperties(gpu, &counters), since);
+        sh.Ok("pc sampling", hsaKmtPcSamplingSupport(), since);  // the simulated KFD 1.17 has it
         break;
       }
       default: {  // topology and queries

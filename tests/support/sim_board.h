@@ -27,11 +27,15 @@ class SimBoard {
   // `tree` names a fixture under ../shared/fixtures/topology (or is an
   // absolute path to a tree), else `board` a built-in board. `flags` are
   // hke_config flags.
-  SimBoard(const char* tree, const char* board, uint32_t flags = 0, uint32_t kfd_minor = 0) {
+  // `amdgpu_params`: the amdgpu parameters the machine booted with
+  // ("noretry=0", kfdsim_options::amdgpu_params), NULL for the defaults.
+  SimBoard(const char* tree, const char* board, uint32_t flags = 0, uint32_t kfd_minor = 0,
+           const char* amdgpu_params = nullptr) {
     std::string dir;
     kfdsim_options o{};
     o.struct_size = sizeof(o);
     o.kfd_minor = kfd_minor;
+    o.amdgpu_params = amdgpu_params;
     if (tree != nullptr) {
       // An absolute path names a tree a test prepared itself.
       dir = tree[0] == '/' ? std::string(tree)

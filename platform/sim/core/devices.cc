@@ -67,6 +67,7 @@ Simulator::Simulator(Board board) : board_(std::move(board)) {
   if (ps > 0) page_size_ = static_cast<size_t>(ps);
   gpus_.resize(board_.desc.gpus.size());
   for (GpuProc& g : gpus_) g.doorbell_used.assign(1024, false);
+  xnack_enabled_ = XnackModeOk(false);
   RegisterForFork();
 }
 
@@ -124,8 +125,12 @@ void Simulator::ResetProcess() {
     std::lock_guard<std::mutex> sl(smi_mu_);
     SmiResetLocked();
   }
-  xnack_enabled_ = false;
+  xnack_enabled_ = XnackModeOk(false);
   runtime_enabled_ = false;
+  debug_trap_enabled_ = false;
+  debug_exception_mask_ = 0;
+  suspended_queues_.clear();
+  DebugEventsResetLocked();
   event_page_handle_ = 0;
 }
 

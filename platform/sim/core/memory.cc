@@ -23,7 +23,9 @@
 // != PAGE_SIZE -> EINVAL; VA overlapping an SVM range -> EADDRINUSE; FREE
 // of the event-page BO -> EPERM; MAP/UNMAP: n_devices 0 or n_success >
 // n_devices -> EINVAL, unknown handle -> ENOMEM, unknown peer -> EINVAL,
-// resumable from n_success; UNMAP of a BO not mapped there -> EINVAL.
+// resumable from n_success; UNMAP of a BO not mapped there -> EINVAL;
+// UNMAP (from the queue's GPU) or FREE of a buffer a live queue holds ->
+// EBUSY (queue_buffers.cc, from KFD 1.17).
 //
 // Threading: everything here runs under proc_mu_ (taken after dev_mu_ when
 // a device file must be looked up or pinned).
@@ -317,6 +319,7 @@ int Simulator::IocFreeMemory(IoctlCtx&, void* d) {
   auto it = g.bos.find(static_cast<uint32_t>(a->handle));
   if (it == g.bos.end()) return EINVAL;
   Bo& bo = it->second;
+  if (QueueHoldsLocked(-1, bo)) return EBUSY;  // a live queue's buffer (queue_buffers.cc)
   if (bo.storage) {
     const uint64_t bytes = AlignUp(bo.size, page_size_);
     if (bo.counts_vram) {
@@ -386,6 +389,7 @@ int Simulator::IocUnmapMemory(IoctlCtx&, void* d) {
     if (int r = Bind(peer)) return r;
     auto m = std::find(bo.mapped.begin(), bo.mapped.end(), ids[i]);
     if (m == bo.mapped.end()) return EINVAL;  // not mapped on that VM
+    if (QueueHoldsLocked(peer, bo)) return EBUSY;  // a live queue's buffer there
     bo.mapped.erase(m);
     a->n_success = i + 1;
   }

@@ -17,7 +17,11 @@
 //  - SVM: see svm.cc.
 //  - SET_XNACK_MODE: -1 queries; changing it with queues -> EBUSY; enabling
 //    needs every SOC15 GPU to support per-process XNACK (gfx90a, gfx94x,
-//    gfx950), else EPERM (the module default noretry=1 is assumed).
+//    gfx950) or to run with retry faults on (noretry 0) and be older than
+//    GC 10.1.1, else EPERM (kfd_process_xnack_mode). A new process starts
+//    with XNACK on when every SOC15 GPU runs with retry faults and is older
+//    than GC 10.1.1 (GpuDesc::noretry: the amdgpu noretry parameter, -1 the
+//    GPU's default).
 //  - CRIU_OP -> EACCES (the simulated process has no CAP_CHECKPOINT_RESTORE).
 //  - RUNTIME_ENABLE: enable twice -> EBUSY, with queues -> EEXIST; disable
 //    always succeeds; capabilities_mask is left as passed. r_debug and the
@@ -27,9 +31,13 @@
 //    any op but ENABLE before ENABLE -> EINVAL; wave-launch, suspend,
 //    resume, address-watch and set-flags ops without RUNTIME_ENABLE ->
 //    EPERM. ENABLE: twice -> EALREADY, a pre-SOC15 GPU -> ENODEV, dbg_fd
-//    not a simulated /dev/kfd -> EBADF, the runtime info (r_debug, state,
+//    not an open descriptor -> EBADF (any open file is the debugger's
+//    event descriptor: debug_events.cc), the runtime info (r_debug, state,
 //    ttmp) copied up to rinfo_size (EFAULT on a bad pointer) and rinfo_size
-//    set to 16. DISABLE clears it. GET_QUEUE_SNAPSHOT / GET_DEVICE_SNAPSHOT:
+//    set to 16. DISABLE clears it and every raised status.
+//    SET_EXCEPTIONS_ENABLED and QUERY_DEBUG_EVENT (EAGAIN when nothing is
+//    raised) as in debug_events.cc; the snapshots report each queue's and
+//    GPU's exception status and clear the bits their exception_mask names. GET_QUEUE_SNAPSHOT / GET_DEVICE_SNAPSHOT:
 //    entry_size 0 -> EINVAL; entry_size clamped to the kernel's entry
 //    (64 / 120 bytes) and that many bytes written per entry, at the
 //    caller's stride, for min(count asked, count present) entries (EFAULT);
@@ -45,7 +53,6 @@
 // Threading: state under proc_mu_.
 #include <errno.h>
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -140,6 +147,18 @@ int Simulator::IocSetTrapHandler(IoctlCtx&, void* d) {
   return 0;
 }
 
+bool Simulator::XnackModeOk(bool supported) const {
+  for (const GpuDesc& g : board_.desc.gpus) {
+    const uint32_t v = g.gfx_target_version;
+    if (v < 90000) continue;  // pre-SOC15 GPUs do not take part
+    const bool per_process = v == 90010 || (v >= 90400 && v <= 90402) || v == 90500;
+    if (supported && per_process) continue;
+    if (v >= 100100) return false;  // GC 10.1.1 and later: no preemption in a fault
+    if (g.noretry) return false;
+  }
+  return true;
+}
+
 int Simulator::IocSetXnackMode(IoctlCtx&, void* d) {
   auto* a = static_cast<k::SetXnackModeArgs*>(d);
   std::lock_guard<std::mutex> pl(proc_mu_);
@@ -149,14 +168,7 @@ int Simulator::IocSetXnackMode(IoctlCtx&, void* d) {
   }
   if (!queues_.empty()) return EBUSY;
   if ((a->xnack_enabled != 0) == xnack_enabled_) return 0;
-  if (a->xnack_enabled != 0) {
-    for (const GpuDesc& g : board_.desc.gpus) {
-      const uint32_t v = g.gfx_target_version;
-      if (v < 90000) continue;  // pre-SOC15 GPUs do not take part
-      const bool per_process = v == 90010 || (v >= 90400 && v <= 90402) || v == 90500;
-      if (!per_process) return EPERM;
-    }
-  }
+  if (a->xnack_enabled != 0 && !XnackModeOk(true)) return EPERM;
   xnack_enabled_ = a->xnack_enabled != 0;
   return 0;
 }
@@ -168,6 +180,7 @@ int Simulator::IocRuntimeEnable(IoctlCtx&, void* d) {
   std::lock_guard<std::mutex> pl(proc_mu_);
   if ((a->mode_mask & k::kRuntimeEnableModeEnable) == 0) {
     runtime_enabled_ = false;
+    (void)DebugEventRaiseLocked(k::EcMask(k::kEcProcessRuntime), -1, 0);
     return 0;
   }
   if (runtime_enabled_) return EBUSY;
@@ -175,6 +188,7 @@ int Simulator::IocRuntimeEnable(IoctlCtx&, void* d) {
   runtime_enabled_ = true;
   runtime_r_debug_ = a->r_debug;
   runtime_ttmp_ = (a->mode_mask & k::kRuntimeEnableModeTtmpSave) != 0;
+  (void)DebugEventRaiseLocked(k::EcMask(k::kEcProcessRuntime), -1, 0);
   return 0;
 }
 
@@ -196,13 +210,17 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
   auto* a = static_cast<k::DbgTrapArgs*>(d);
   if (IsSecondary()) return EOPNOTSUPP;  // debug trap: primary process only
   if (a->pid != static_cast<uint32_t>(getpid())) return ESRCH;
-  // The debugger's descriptor is checked before the process lock (LookupFd
-  // takes the device lock).
+  // The debugger's descriptor is checked before the process lock (the
+  // device-file lookup takes the device lock). Any open descriptor will do.
   int dbg_fd_error = 0;
+  bool dbg_fd_device = false;
   if (a->op == k::kDbgTrapEnable) {
-    IoctlCtx fc;
-    const int r = LookupFd(static_cast<int>(a->enable.dbg_fd), &fc);
-    if (r != 0 || fc.kind != DevKind::kKfd) dbg_fd_error = EBADF;
+    const int fd = a->enable.dbg_fd > 0x7fffffffu ? -1 : static_cast<int>(a->enable.dbg_fd);
+    if (fd < 0 || fcntl(fd, F_GETFD) < 0) {
+      dbg_fd_error = EBADF;
+    } else {
+      dbg_fd_device = IsSimulatedDeviceFd(fd);
+    }
   }
   std::lock_guard<std::mutex> pl(proc_mu_);
   if (a->op != k::kDbgTrapEnable && !debug_trap_enabled_) return EINVAL;
@@ -220,6 +238,10 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
       info.ttmp_setup = runtime_ttmp_ ? 1 : 0;
       const size_t n = std::min<size_t>(a->enable.rinfo_size, sizeof(info));
       if (n != 0 && UserWrite(a->enable.rinfo_ptr, &info, n) != 0) return EFAULT;
+      DebugEventsResetLocked();
+      if (int r = DebugEventFdTakeLocked(static_cast<int>(a->enable.dbg_fd), dbg_fd_device)) {
+        return r;
+      }
       a->enable.rinfo_size = static_cast<uint32_t>(sizeof(info));
       debug_trap_enabled_ = true;
       debug_exception_mask_ = a->enable.exception_mask;
@@ -229,7 +251,51 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
       debug_trap_enabled_ = false;
       debug_exception_mask_ = 0;
       suspended_queues_.clear();
+      DebugEventsResetLocked();
       return 0;
+    case k::kDbgTrapSetExceptionsEnabled: {
+      // kfd_dbg_set_enabled_debug_exception_mask: a status already raised
+      // that the new mask covers is announced at once.
+      uint64_t found = process_exception_status_;
+      for (const auto& [id, queue] : queues_) {
+        (void)id;
+        found |= queue.exception_status;
+      }
+      for (uint64_t status : device_exception_status_) found |= status;
+      debug_exception_mask_ = a->set_exceptions_enabled.exception_mask;
+      if (debug_exception_mask_ & found) DebugEventNotifyLocked();
+      return 0;
+    }
+    case k::kDbgTrapQueryDebugEvent: {
+      // kfd_dbg_ev_query_debug_event: the first queue, then GPU, then the
+      // process with a subscribed status; the asked bits are cleared.
+      k::DbgTrapQueryDebugEventArgs& q = a->query_debug_event;
+      const uint64_t clear = q.exception_mask;
+      q.exception_mask = 0;
+      q.queue_id = 0;
+      q.gpu_id = 0;
+      for (auto& [id, queue] : queues_) {
+        if ((queue.exception_status & debug_exception_mask_) == 0) continue;
+        q.exception_mask = queue.exception_status;
+        q.queue_id = id;
+        q.gpu_id = queue.view.gpu_id;
+        queue.exception_status &= ~clear;
+        return 0;
+      }
+      for (size_t g = 0; g < device_exception_status_.size(); ++g) {
+        if ((device_exception_status_[g] & debug_exception_mask_) == 0) continue;
+        q.exception_mask = device_exception_status_[g];
+        q.gpu_id = board_.desc.gpus[g].gpu_id;
+        device_exception_status_[g] &= ~clear;
+        return 0;
+      }
+      if (process_exception_status_ & debug_exception_mask_) {
+        q.exception_mask = process_exception_status_;
+        process_exception_status_ &= ~clear;
+        return 0;
+      }
+      return EAGAIN;
+    }
     case k::kDbgTrapSuspendQueues:
     case k::kDbgTrapResumeQueues: {
       const bool suspend = a->op == k::kDbgTrapSuspendQueues;
@@ -265,7 +331,7 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
       if (q.entry_size == 0) return EINVAL;
       const uint64_t stride = q.entry_size;  // the caller's, even when larger than ours
       q.entry_size = std::min<uint32_t>(q.entry_size, sizeof(k::QueueSnapshotEntry));
-      for (const auto& [id, queue] : queues_) {
+      for (auto& [id, queue] : queues_) {
         if (q.num_queues < asked) {
           k::QueueSnapshotEntry e{};
           e.ring_base_address = queue.view.ring_base_address;
@@ -277,8 +343,10 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
           e.ring_size = queue.view.ring_size;
           e.queue_type = queue.view.queue_type;
           e.ctx_save_restore_area_size = queue.ctx_save_restore_size;
+          e.exception_status = queue.exception_status;
           const uint64_t dst = q.snapshot_buf_ptr + uint64_t{q.num_queues} * stride;
           if (UserWrite(dst, &e, q.entry_size) != 0) return EFAULT;
+          queue.exception_status &= ~q.exception_mask;
         }
         q.num_queues += 1;
       }
@@ -316,6 +384,10 @@ int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
         e.num_xcc = g.num_xcc;
         e.capability = g.capability;
         e.debug_prop = g.debug_prop;
+        if (i < device_exception_status_.size()) {
+          e.exception_status = device_exception_status_[i];
+          device_exception_status_[i] &= ~s.exception_mask;
+        }
         if (UserWrite(s.snapshot_buf_ptr + uint64_t{i} * stride, &e, s.entry_size) != 0) {
           return EFAULT;
         }

@@ -17,15 +17,19 @@
 // slice (compute queues use the first page, SDMA queues the second).
 // DESTROY of an unknown queue -> EINVAL; UPDATE/SET_CU_MASK/wave state of an
 // unknown queue -> EFAULT (the queue manager's answer); CU mask of 0 bits or
-// not a multiple of 32 -> EINVAL, longer than 1024 bits truncated.
+// not a multiple of 32 -> EINVAL, longer than 1024 bits truncated. A
+// created queue raises EC_QUEUE_NEW for a debugger (debug_events.cc).
+// From KFD 1.17 the ring, pointers, EOP and CWSR buffers must lie in BOs of
+// the right size mapped on the queue's GPU (queue_buffers.cc: EINVAL, after
+// the SDMA engine check and before the queue limits), and the queue holds
+// them until it is destroyed.
 // UPDATE_QUEUE replaces ring, size (0 clamped to 1024 as on CREATE),
 // percentage and priority; a NULL ring or percentage 0 leaves the queue
 // inactive (the kernel's QUEUE_IS_ACTIVE, Queue::active: "update with a
 // NULL ring address disables the queue"), a later update with a ring and a
 // percentage makes it active again. An inactive queue's doorbell is ignored
-// by the engines and by RingDoorbell; its wave state is EINVAL.
-// Not checked: that ring/EOP/CWSR addresses are backed by BOs (newer
-// kernels validate this).
+// by the engines and by RingDoorbell; its wave state is EINVAL. The new
+// ring of an update is not checked against the process's BOs.
 //
 // Threading: queue state lives under proc_mu_; the hook is called with no
 // simulator lock held.
@@ -96,6 +100,8 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
           uint64_t{desc.num_sdma_engines} + desc.num_sdma_xgmi_engines) {
     return EINVAL;
   }
+  // From KFD 1.17: the buffers must be BOs of the right size mapped here.
+  if (int r = QueueBuffersCheckLocked(gpu, *a)) return r;
   if (queues_.size() >= kMaxQueuesPerProcess) return ENOMEM;
   if (IsSdma(type)) {
     const uint32_t per_engine = desc.num_sdma_queues_per_engine;
@@ -150,6 +156,7 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
   q.ctx_save_restore_address = a->ctx_save_restore_address;
   q.ctx_save_restore_size = a->ctx_save_restore_size;
   q.ctl_stack_size = a->ctl_stack_size;
+  q.holds_buffers = QueueBufferChecksOn();
   queues_.emplace(qid, std::move(q));
   EngineQueueCreatedLocked();  // starts or wakes the engine thread (engines/scheduler.cc)
 
@@ -157,6 +164,8 @@ int Simulator::IocCreateQueue(IoctlCtx&, void* d) {
   a->doorbell_offset = (static_cast<uint64_t>(k::kMmapTypeDoorbell) << k::kMmapTypeShift) |
                        ((static_cast<uint64_t>(a->gpu_id) & 0xFFFFull) << k::kMmapGpuIdShift);
   if (soc15) a->doorbell_offset |= uint64_t{doorbell} * 8;
+  // A debugger learns of the queue (kfd_ioctl_create_queue's EC_QUEUE_NEW).
+  (void)DebugEventRaiseLocked(k::EcMask(k::kEcQueueNew), gpu, qid);
   return 0;
 }
 

@@ -81,6 +81,22 @@ struct FileKey {
   bool operator==(const FileKey& o) const { return dev == o.dev && ino == o.ino; }
 };
 
+// The queue sizes a KFD node has (kfd_queue_ctx_save_restore_size): what
+// CREATE_QUEUE's buffer checks compare with (queue_buffers.cc). All 0
+// before gfx 8.0.1.
+struct KernelQueueSizes {
+  uint32_t ctl_stack_size = 0;
+  uint32_t cwsr_size = 0;          // ctl_stack_size + work-group data, per XCC
+  uint32_t debug_memory_size = 0;  // per XCC
+  uint32_t eop_buffer_size = 0;
+};
+// The node's sizes with host page size `page`; sysfs values (cwsr_size,
+// ctl_stack_size in `g`) win over the computation.
+KernelQueueSizes ComputeKernelQueueSizes(const GpuDesc& g, uint64_t page);
+// The first KFD minor whose kernels all check queue buffers (Linux 6.12
+// added the check at KFD 1.16, so 1.16 kernels may or may not have it).
+inline constexpr uint32_t kMinorQueueBufferCheck = 17;
+
 class Simulator {
  public:
   explicit Simulator(Board board);
@@ -446,6 +462,8 @@ class Simulator {
     uint32_t ctx_save_restore_size = 0, ctl_stack_size = 0;
     std::vector<uint32_t> cu_mask;
     bool gws = false;
+    uint64_t exception_status = 0;  // debug events raised on this queue
+    bool holds_buffers = false;     // created with the buffer checks: UNMAP/FREE are EBUSY
     QueueEngine engine;
     // The kernel's QUEUE_IS_ACTIVE: a ring and a share of the hardware.
     // UPDATE_QUEUE with no ring or percentage 0 makes a queue inactive; the
@@ -454,6 +472,13 @@ class Simulator {
       return view.ring_base_address != 0 && view.ring_size != 0 && (percentage & 0xFF) != 0;
     }
   };
+  // queue_buffers.cc: the kernel's queue buffer checks (from KFD 1.17).
+  bool QueueBufferChecksOn() const;
+  int QueueBuffersCheckLocked(int gpu, const hke::kfd::CreateQueueArgs& a) const;
+  int QueueBufferGetLocked(int gpu, uint64_t addr, uint64_t expected) const;
+  int QueueBufferSvmLocked(int gpu, uint64_t addr, uint64_t size) const;
+  // True when a live queue (of GPU index `gpu`, any when -1) holds `bo`.
+  bool QueueHoldsLocked(int gpu, const Bo& bo) const;
   int IocCreateQueue(IoctlCtx& c, void* d);
   int IocDestroyQueue(IoctlCtx& c, void* d);
   int IocUpdateQueue(IoctlCtx& c, void* d);
@@ -642,6 +667,10 @@ class Simulator {
   void SmiReadMasksLocked();
   void SmiResetLocked();
   bool xnack_enabled_ = false;
+  // kfd_process_xnack_mode: XNACK can be on for this process (`supported`:
+  // counting GPUs that switch per process); a new process's default is
+  // XnackModeOk(false) (process.cc).
+  bool XnackModeOk(bool supported) const;
   bool runtime_enabled_ = false;
   uint64_t runtime_r_debug_ = 0;
   bool runtime_ttmp_ = false;
@@ -650,6 +679,28 @@ class Simulator {
   bool debug_trap_enabled_ = false;
   uint64_t debug_exception_mask_ = 0;
   std::vector<uint32_t> suspended_queues_;
+  // Debug events (debug_events.cc, under proc_mu_): the debugger's event
+  // descriptor (a dup of ENABLE's dbg_fd, owned here; -1 when none or when
+  // dbg_fd is a simulated device file, which the kernel cannot write) and
+  // the raised exception status of the process and of each GPU (a queue's
+  // is Queue::exception_status).
+  int debug_event_fd_ = -1;
+  uint64_t process_exception_status_ = 0;
+  std::vector<uint64_t> device_exception_status_;
+  // Raises `mask` (one kind: queue, device or process codes) on queue
+  // `queue_id`, GPU index `gpu` or the process, and writes one byte to the
+  // debugger's descriptor when it is subscribed to one of the bits (the
+  // kernel's kfd_dbg_ev_raise). True when subscribed. No-op without
+  // DBG_TRAP ENABLE.
+  bool DebugEventRaiseLocked(uint64_t mask, int gpu, uint32_t queue_id);
+  // One event byte to the debugger's descriptor (never blocks).
+  void DebugEventNotifyLocked();
+  // ENABLE's descriptor taken (0 or an errno), DISABLE's release, and the
+  // state a DISABLE or a process reset leaves.
+  int DebugEventFdTakeLocked(int dbg_fd, bool simulated_device);
+  void DebugEventsResetLocked();
+  // True when `fd` is one of this simulator's device files (no side effect).
+  bool IsSimulatedDeviceFd(int fd);
   // Event page (under proc_mu_ for the handle, ev_mu_ for the slots).
   uint64_t event_page_handle_ = 0;  // user BO handle (dGPU), 0 when none
 

@@ -9,6 +9,7 @@
 //   KFDSIM_TOPOLOGY=<tree>  captured sysfs topology tree (the dir with nodes/)
 //   KFDSIM_BOARD=<name>     built-in board (used when KFDSIM_TOPOLOGY is unset)
 //   KFDSIM_KFD_MINOR=<n>    KFD minor version to report (default 17)
+//   KFDSIM_AMDGPU_PARAMS=<name=value,...>  amdgpu parameters the machine booted with
 //   KFDSIM_TRACE=<file>     trace lines to <file>.<pid> (one file per process)
 //   KFDSIM_FAULTS=<spec>    inject ioctl errors: ioctl=<name|0xcode>:<nth|N+|*>:<ERRNO>,...
 //   KFDSIM_TMPDIR=<dir>     where the board's files are written (default /dev/shm)
@@ -304,6 +305,7 @@ kfdsim_t* SimLocked() {
   o.tree_dir = getenv("KFDSIM_TOPOLOGY");
   o.board_name = getenv("KFDSIM_BOARD");
   if (const char* m = getenv("KFDSIM_KFD_MINOR")) o.kfd_minor = static_cast<uint32_t>(atoi(m));
+  o.amdgpu_params = getenv("KFDSIM_AMDGPU_PARAMS");
   if (Tracing()) {
     o.trace = &TraceSink;
     o.trace_user = nullptr;

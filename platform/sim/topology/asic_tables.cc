@@ -1,6 +1,6 @@
 // Values are public facts: amdkfd's per-ASIC cache tables (kfd_crat.c) and
 // IP-discovery values as real kernels print them, AMD product data sheets,
-// and the amdgpu.ids revisions.
+// the amdgpu.ids revisions and amdkfd's per-ASIC SDMA counts.
 #include "platform/sim/topology/asic_tables.h"
 
 namespace kfdsim {
@@ -87,73 +87,81 @@ struct AsicRow {
   uint32_t gb_addr_config;
   const GpuCacheSpec* caches;
   size_t num_caches;
+  FamilyDefaults defaults;
 };
 
-#define ROW(gfx, name, fam, gb, table) \
-  { gfx, name, fam, gb, table, sizeof(table) / sizeof(table[0]) }
+// Defaults per family: VRAM, bus width and memory clock of the family's
+// common product (AMD data sheets; an APU's typical carve-out), the XCCs of
+// the whole device, the PCI revision amdgpu.ids names for it, and the SDMA
+// engines and queues per engine amdkfd gave the family.
+#define ROW(gfx, name, fam, gb, table, vram, width, clk, xcc, rev, sdma, queues) \
+  {                                                                              \
+    gfx, name, fam, gb, table, sizeof(table) / sizeof(table[0]), {               \
+      vram, width, clk, xcc, rev, sdma, queues                                   \
+    }                                                                            \
+  }
 const AsicRow kAsics[] = {
-    ROW(90000, "vega10", kFamilyAi, 0x2a114042u, kVega10),
-    ROW(90002, "raven", kFamilyRv, 0x24000042u, kRaven),
-    ROW(90004, "vega12", kFamilyAi, 0x24104041u, kVega12),
-    ROW(90006, "vega20", kFamilyAi, 0x2a114042u, kVega20),
-    ROW(90008, "arcturus", kFamilyAi, 0x2a114042u, kVega20),
-    ROW(90009, "raven", kFamilyRv, 0x26013041u, kRaven),
-    ROW(90010, "aldebaran", kFamilyAi, 0x2a114042u, kAldebaran),
-    ROW(90012, "renoir", kFamilyRv, 0x26013041u, kRenoir),
-    ROW(90400, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x),
-    ROW(90401, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x),
-    ROW(90402, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x),
-    ROW(90500, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x),
-    ROW(100100, "navi10", kFamilyNv, 0x00100044u, kNavi10),
-    ROW(100101, "navi12", kFamilyNv, 0x00100044u, kNavi10),
-    ROW(100102, "navi14", kFamilyNv, 0x00000042u, kNavi14),
-    ROW(100103, "cyan_skillfish", kFamilyNv, 0x00100044u, kNavi10),
-    ROW(100300, "sienna_cichlid", kFamilyNv, 0x00000444u, kSienna),
-    ROW(100301, "navy_flounder", kFamilyNv, 0x00000343u, kNavyFlounder),
-    ROW(100302, "dimgrey_cavefish", kFamilyNv, 0x00000242u, kDimgrey),
-    ROW(100303, "vangogh", kFamilyVgh, 0x00000242u, kVangogh),
-    ROW(100304, "beige_goby", kFamilyNv, 0x00000241u, kBeigeGoby),
-    ROW(100305, "yellow_carp", kFamilyYc, 0x00000242u, kYellowCarp),
-    ROW(100306, "ip discovery", kFamilyGc1036, 0x00000241u, kGfx1036),
-    ROW(100307, "ip discovery", kFamilyGc1037, 0x00000241u, kGfx1036),
-    ROW(110000, "ip discovery", kFamilyGc1100, 0x00000545u, kNavi31),
-    ROW(110001, "ip discovery", kFamilyGc1100, 0x00000444u, kNavi32),
-    ROW(110002, "ip discovery", kFamilyGc1100, 0x00000343u, kNavi33),
-    ROW(110003, "ip discovery", kFamilyGc1101, 0x00000242u, kPhoenix),
-    ROW(110500, "ip discovery", kFamilyGc1150, 0x00000242u, kPhoenix),
-    ROW(110501, "ip discovery", kFamilyGc1150, 0x00000444u, kStrixHalo),
-    ROW(110502, "ip discovery", kFamilyGc1150, 0x00000242u, kPhoenix),
-    ROW(120000, "ip discovery", kFamilyGc1200, 0x00000444u, kNavi44),
-    ROW(120001, "ip discovery", kFamilyGc1200, 0x00000545u, kNavi48),
+    ROW(90000, "vega10", kFamilyAi, 0x2a114042u, kVega10, 8 * kGiB, 2048, 945, 1, 0x00, 2, 2),
+    ROW(90002, "raven", kFamilyRv, 0x24000042u, kRaven, 512 * kMiB, 64, 1200, 1, 0x00, 1, 2),
+    ROW(90004, "vega12", kFamilyAi, 0x24104041u, kVega12, 4 * kGiB, 1024, 740, 1, 0x00, 2, 2),
+    ROW(90006, "vega20", kFamilyAi, 0x2a114042u, kVega20, 16 * kGiB, 4096, 1000, 1, 0xc1, 2, 8),
+    ROW(90008, "arcturus", kFamilyAi, 0x2a114042u, kVega20, 32 * kGiB, 4096, 1200, 1, 0x01, 2, 8),
+    ROW(90009, "raven", kFamilyRv, 0x26013041u, kRaven, 512 * kMiB, 64, 1200, 1, 0x00, 1, 2),
+    ROW(90010, "aldebaran", kFamilyAi, 0x2a114042u, kAldebaran, 64 * kGiB, 4096, 1600, 1, 0x02, 2,
+        8),
+    ROW(90012, "renoir", kFamilyRv, 0x26013041u, kRenoir, 512 * kMiB, 64, 1600, 1, 0x00, 1, 2),
+    ROW(90400, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x, 192 * kGiB, 8192, 1300, 8, 0x00, 2,
+        8),
+    ROW(90401, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x, 192 * kGiB, 8192, 1300, 8, 0x00, 2,
+        8),
+    ROW(90402, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x, 192 * kGiB, 8192, 1300, 8, 0x00, 2,
+        8),
+    ROW(90500, "ip discovery", kFamilyAi, 0x2a114042u, kGfx94x, 288 * kGiB, 8192, 1900, 8, 0x00, 2,
+        8),
+    ROW(100100, "navi10", kFamilyNv, 0x00100044u, kNavi10, 8 * kGiB, 256, 875, 1, 0x00, 2, 8),
+    ROW(100101, "navi12", kFamilyNv, 0x00100044u, kNavi10, 8 * kGiB, 2048, 1000, 1, 0x00, 2, 8),
+    ROW(100102, "navi14", kFamilyNv, 0x00000042u, kNavi14, 4 * kGiB, 128, 875, 1, 0x00, 2, 8),
+    ROW(100103, "cyan_skillfish", kFamilyNv, 0x00100044u, kNavi10, 8 * kGiB, 256, 875, 1, 0x00, 2,
+        8),
+    ROW(100300, "sienna_cichlid", kFamilyNv, 0x00000444u, kSienna, 16 * kGiB, 256, 1000, 1, 0xc0, 2,
+        8),
+    ROW(100301, "navy_flounder", kFamilyNv, 0x00000343u, kNavyFlounder, 12 * kGiB, 192, 1000, 1,
+        0xc1, 2, 8),
+    ROW(100302, "dimgrey_cavefish", kFamilyNv, 0x00000242u, kDimgrey, 8 * kGiB, 128, 1094, 1, 0xc1,
+        2, 8),
+    ROW(100303, "vangogh", kFamilyVgh, 0x00000242u, kVangogh, 512 * kMiB, 128, 2750, 1, 0x00, 1, 2),
+    ROW(100304, "beige_goby", kFamilyNv, 0x00000241u, kBeigeGoby, 4 * kGiB, 64, 1124, 1, 0x00, 2,
+        8),
+    ROW(100305, "yellow_carp", kFamilyYc, 0x00000242u, kYellowCarp, 512 * kMiB, 128, 2400, 1, 0x00,
+        1, 2),
+    ROW(100306, "ip discovery", kFamilyGc1036, 0x00000241u, kGfx1036, 512 * kMiB, 128, 2400, 1,
+        0x00, 1, 2),
+    ROW(100307, "ip discovery", kFamilyGc1037, 0x00000241u, kGfx1036, 512 * kMiB, 64, 2750, 1, 0x00,
+        1, 2),
+    ROW(110000, "ip discovery", kFamilyGc1100, 0x00000545u, kNavi31, 24 * kGiB, 384, 1250, 1, 0xc8,
+        2, 8),
+    ROW(110001, "ip discovery", kFamilyGc1100, 0x00000444u, kNavi32, 16 * kGiB, 256, 1218, 1, 0xc8,
+        2, 8),
+    ROW(110002, "ip discovery", kFamilyGc1100, 0x00000343u, kNavi33, 8 * kGiB, 128, 1125, 1, 0x00,
+        2, 8),
+    ROW(110003, "ip discovery", kFamilyGc1101, 0x00000242u, kPhoenix, 512 * kMiB, 128, 2800, 1,
+        0x00, 1, 2),
+    ROW(110500, "ip discovery", kFamilyGc1150, 0x00000242u, kPhoenix, 512 * kMiB, 128, 3750, 1,
+        0x00, 1, 2),
+    ROW(110501, "ip discovery", kFamilyGc1150, 0x00000444u, kStrixHalo, 512 * kMiB, 256, 4000, 1,
+        0x00, 1, 2),
+    ROW(110502, "ip discovery", kFamilyGc1150, 0x00000242u, kPhoenix, 512 * kMiB, 128, 3750, 1,
+        0x00, 1, 2),
+    ROW(120000, "ip discovery", kFamilyGc1200, 0x00000444u, kNavi44, 16 * kGiB, 128, 1250, 1, 0x00,
+        2, 8),
+    ROW(120001, "ip discovery", kFamilyGc1200, 0x00000545u, kNavi48, 16 * kGiB, 256, 1250, 1, 0x00,
+        2, 8),
 };
 #undef ROW
 
-const DeviceFacts kDevices[] = {
-    {0x66a1, 0x00, false, 90006, 32 * kGiB, 4096, 1000, 1, "AMD Instinct MI60"},
-    {0x66af, 0xc1, false, 90006, 16 * kGiB, 4096, 1000, 1, "AMD Radeon VII"},
-    {0x738c, 0x01, false, 90008, 32 * kGiB, 4096, 1200, 1, "AMD Instinct MI100"},
-    {0x7408, 0x00, false, 90010, 64 * kGiB, 4096, 1600, 1, "AMD Instinct MI250X"},
-    {0x740c, 0x01, false, 90010, 64 * kGiB, 4096, 1600, 1, "AMD Instinct MI250X/MI250"},
-    {0x740f, 0x02, false, 90010, 64 * kGiB, 4096, 1600, 1, "AMD Instinct MI210"},
-    {0x74a0, 0x00, true, 90402, 512 * kMiB, 8192, 1300, 6, "AMD Instinct MI300A"},
-    {0x74a1, 0x00, false, 90402, 192 * kGiB, 8192, 1300, 8, "AMD Instinct MI300X"},
-    {0x74a2, 0x00, false, 90402, 192 * kGiB, 8192, 1300, 4, "AMD Instinct MI308X"},
-    {0x74a5, 0x00, false, 90402, 256 * kGiB, 8192, 1300, 8, "AMD Instinct MI325X"},
-    {0x73bf, 0xc0, false, 100300, 16 * kGiB, 256, 1000, 1, "AMD Radeon RX 6900 XT"},
-    {0x73df, 0xc1, false, 100301, 12 * kGiB, 192, 1000, 1, "AMD Radeon RX 6700 XT"},
-    {0x73ef, 0xc1, false, 100302, 8 * kGiB, 128, 1094, 1, "AMD Radeon RX 6650 XT"},
-    {0x744c, 0xc8, false, 110000, 24 * kGiB, 384, 1250, 1, "AMD Radeon RX 7900 XTX"},
-    {0x7448, 0x00, false, 110000, 48 * kGiB, 384, 1125, 1, "AMD Radeon PRO W7900"},
-    {0x747e, 0xc8, false, 110001, 16 * kGiB, 256, 1218, 1, "AMD Radeon RX 7800 XT"},
-    {0x7489, 0x00, false, 110002, 8 * kGiB, 128, 674, 1, "AMD Radeon PRO W7500"},
-    {0x15dd, 0x00, true, 90002, 512 * kMiB, 64, 1200, 1, "AMD Radeon Vega (Raven)"},
-    {0x1636, 0x00, true, 90012, 512 * kMiB, 64, 1600, 1, "AMD Radeon Graphics (Renoir)"},
-    {0x1638, 0x00, true, 90012, 512 * kMiB, 64, 1600, 1, "AMD Radeon Graphics (Cezanne)"},
-    {0x164c, 0x00, true, 90012, 512 * kMiB, 64, 1600, 1, "AMD Radeon Graphics (Lucienne)"},
-    {0x163f, 0x00, true, 100303, 512 * kMiB, 128, 2750, 1, "AMD Custom GPU 0405 (VanGogh)"},
-    {0x1681, 0x00, true, 100305, 512 * kMiB, 128, 2400, 1, "AMD Radeon 680M (Rembrandt)"},
-    {0x15bf, 0x00, true, 110003, 512 * kMiB, 128, 2800, 1, "AMD Radeon 780M (Phoenix)"},
-};
+// What the loader assumes for a version it has no row for.
+constexpr FamilyDefaults kApuDefaults = {512 * kMiB, 64, 1600, 1, 0, 1, 2};
+constexpr FamilyDefaults kDgpuDefaults = {8 * kGiB, 256, 1000, 1, 0, 2, 2};
 
 }  // namespace
 
@@ -178,6 +186,14 @@ bool IsApuGfx(uint32_t gfx) {
   }
 }
 
+bool NoretryDefault(uint32_t gfx) {
+  if (gfx == 90000) return true;                   // GC 9.0.1
+  if (gfx == 90006 || gfx == 90008 || gfx == 90010) return true;  // GC 9.4.0-9.4.2
+  if (gfx >= 90400 && gfx <= 90402) return true;   // GC 9.4.3/9.4.4
+  if (gfx == 90500) return true;                   // GC 9.5.0
+  return gfx >= 100300;                            // GC 10.3.0 and later
+}
+
 bool LookupAsic(uint32_t gfx, bool apu, AsicFacts* out) {
   for (const AsicRow& r : kAsics) {
     if (r.gfx != gfx) continue;
@@ -186,6 +202,7 @@ bool LookupAsic(uint32_t gfx, bool apu, AsicFacts* out) {
     out->gb_addr_config = r.gb_addr_config;
     out->caches = r.caches;
     out->num_caches = r.num_caches;
+    out->defaults = r.defaults;
     out->known = true;
     return true;
   }
@@ -194,6 +211,7 @@ bool LookupAsic(uint32_t gfx, bool apu, AsicFacts* out) {
   out->caches = kGeneric;
   out->num_caches = sizeof(kGeneric) / sizeof(kGeneric[0]);
   out->known = false;
+  out->defaults = apu ? kApuDefaults : kDgpuDefaults;
   switch (major) {
     case 7:
       out->drm_family = apu ? kFamilyKv : kFamilyCi;
@@ -225,13 +243,6 @@ bool LookupAsic(uint32_t gfx, bool apu, AsicFacts* out) {
       break;
   }
   return false;
-}
-
-const DeviceFacts* LookupDevice(uint32_t device_id) {
-  for (const DeviceFacts& d : kDevices) {
-    if (d.device_id == device_id) return &d;
-  }
-  return nullptr;
 }
 
 }  // namespace topo

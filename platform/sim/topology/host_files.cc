@@ -89,6 +89,56 @@ void ChooseCpuModel(HostPlan* plan) {
   plan->numa_distance_remote = 32;
 }
 
+namespace {
+
+struct ParamField {
+  const char* name;
+  int AmdgpuParams::*member;
+};
+constexpr ParamField kParamFields[] = {
+    {"cwsr_enable", &AmdgpuParams::cwsr_enable}, {"emu_mode", &AmdgpuParams::emu_mode},
+    {"mes", &AmdgpuParams::mes},                 {"noretry", &AmdgpuParams::noretry},
+    {"sched_policy", &AmdgpuParams::sched_policy},
+};
+
+}  // namespace
+
+bool ApplyAmdgpuParams(const std::string& spec, AmdgpuParams* params, std::string* why) {
+  AmdgpuParams out = *params;
+  size_t at = 0;
+  while (at < spec.size()) {
+    size_t end = spec.find(',', at);
+    if (end == std::string::npos) end = spec.size();
+    const std::string item = spec.substr(at, end - at);
+    at = end + 1;
+    if (item.empty()) continue;
+    const size_t eq = item.find('=');
+    const std::string name = item.substr(0, eq);
+    const ParamField* field = nullptr;
+    for (const ParamField& f : kParamFields) field = name == f.name ? &f : field;
+    if (field == nullptr || eq == std::string::npos) {
+      *why = "'" + item + "' is not name=value with a served parameter (cwsr_enable, emu_mode, "
+             "mes, noretry, sched_policy)";
+      return false;
+    }
+    const std::string text = item.substr(eq + 1);
+    size_t i = text.size() > 1 && text[0] == '-' ? 1 : 0;
+    long long v = 0;
+    bool ok = i < text.size() && text.size() - i <= 9;
+    for (; ok && i < text.size(); ++i) {
+      ok = text[i] >= '0' && text[i] <= '9';
+      v = v * 10 + (text[i] - '0');
+    }
+    if (!ok) {
+      *why = "'" + item + "': the value is not a decimal int";
+      return false;
+    }
+    out.*field->member = static_cast<int>(text[0] == '-' ? -v : v);
+  }
+  *params = out;
+  return true;
+}
+
 void ServeHostFiles(const HostPlan& plan, MapFileProvider* files) {
   const bool intel = plan.vendor == "GenuineIntel";
   const uint32_t n = plan.cpu_count;
@@ -186,7 +236,17 @@ void ServeHostFiles(const HostPlan& plan, MapFileProvider* files) {
 
   // What lsmod (rocminfo's `lsmod | grep amdgpu`) reads.
   files->AddFile("/proc/modules", "amdgpu 9764864 0 - Live 0x0000000000000000\n");
-  files->AddFile("/proc/cmdline", "BOOT_IMAGE=/boot/vmlinuz-kfdsim root=/dev/vda1 ro quiet\n");
+  // The module's parameters; the ones not at their default were given on
+  // the kernel command line (amdgpu.<name>=<value>).
+  std::string cmdline = "BOOT_IMAGE=/boot/vmlinuz-kfdsim root=/dev/vda1 ro quiet";
+  const AmdgpuParams defaults;
+  for (const ParamField& f : kParamFields) {
+    const int v = plan.amdgpu.*f.member;
+    files->AddFile(std::string("/sys/module/amdgpu/parameters/") + f.name,
+                   std::to_string(v) + "\n");
+    if (v != defaults.*f.member) cmdline += std::string(" amdgpu.") + f.name + "=" + std::to_string(v);
+  }
+  files->AddFile("/proc/cmdline", cmdline + "\n");
   files->AddFile("/sys/module/amdgpu/initstate", "live\n");
   files->AddFile("/sys/module/amdgpu/refcnt", "0\n");
   files->AddDir("/sys/module/amdgpu/holders");

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "platform/sim/board.h"
 #include "platform/sim/topology/file_map.h"
 
 namespace kfdsim {
@@ -44,7 +45,13 @@ struct HostPlan {
   uint32_t cpu_count = 0;
   std::vector<CpuNodePlan> nodes;
   std::vector<uint32_t> render_minors;
+  AmdgpuParams amdgpu;  // /sys/module/amdgpu/parameters, and /proc/cmdline when not default
 };
+
+// Applies "name=value,..." (names: emu_mode, noretry, sched_policy, mes,
+// cwsr_enable; values decimal ints, '-' allowed) over *params. False with
+// *why set, and *params untouched, on an unknown name or a bad value.
+bool ApplyAmdgpuParams(const std::string& spec, AmdgpuParams* params, std::string* why);
 
 // Fills vendor, model, family and caches from the vendor and the per-node
 // CPU count unless the plan already names a model.

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <memory>
 
+#include "lib/topology/device_table.h"
 #include "platform/sim/topology/asic_tables.h"
 #include "platform/sim/topology/file_map.h"
 #include "platform/sim/topology/host_files.h"
@@ -20,6 +21,7 @@ constexpr uint32_t kMaxCpus = 512;      // keeps shared_cpu_map well inside the 
 constexpr uint32_t kMaxGpuNodes = 128;  // render minors 128..255
 constexpr uint64_t kMaxCuSlots = 1024;  // array_count * cu_per_simd_array
 constexpr uint64_t kGiB = 1ull << 30;
+constexpr uint64_t kApuCarveOut = 512ull << 20;  // a typical BIOS carve-out
 constexpr uint32_t kHeapSystem = 0, kHeapFbPublic = 1, kHeapFbPrivate = 2;
 constexpr uint32_t kCacheData = 1, kCacheInstruction = 2, kCacheHsaCu = 8;
 constexpr uint32_t kLinkQpi = 5;
@@ -28,7 +30,7 @@ struct NodeState {
   bool gpu = false;
   bool apu = false;
   uint32_t gfx = 0;
-  const DeviceFacts* dev = nullptr;
+  const hke::topology::DeviceFamily* family = nullptr;  // by device_id (the library's table)
   AsicFacts asic{};
   uint32_t gpu_id = 0;
   uint32_t minor = 0;
@@ -70,7 +72,18 @@ class Normaliser {
   std::vector<std::string>& report_;
   std::string& error_;
   std::vector<NodeState> state_;
+  AmdgpuParams params_;
 };
+
+std::string HexId(uint64_t v) {
+  static const char kDigits[] = "0123456789abcdef";
+  std::string s;
+  do {
+    s.insert(s.begin(), kDigits[v & 0xf]);
+    v >>= 4;
+  } while (v != 0);
+  return "0x" + s;
+}
 
 bool ParseDecimalFile(const std::string& text, uint64_t* out) {
   size_t end = text.size();
@@ -108,21 +121,39 @@ int Normaliser::Classify() {
     }
     const uint64_t gfx = node.props.Get("gfx_target_version");
     if (gfx > 999999) return Fail(props, "implausible gfx_target_version " + Dec(gfx));
-    st.dev = LookupDevice(static_cast<uint32_t>(node.props.Get("device_id") & 0xffffffffu));
+    const uint64_t device_id = node.props.Get("device_id");
+    if (device_id <= 0xffff) {
+      st.family = hke::topology::FindDeviceFamily(static_cast<uint16_t>(device_id));
+    }
     st.gfx = static_cast<uint32_t>(gfx);
     if (st.gfx == 0) {
-      if (st.dev == nullptr) {
-        return Fail(props, "GPU node without gfx_target_version and with an unknown device_id");
+      if (st.family == nullptr) {
+        return Fail(props, "GPU node without gfx_target_version and with a device_id (" +
+                               HexId(device_id) + ") the device table does not know");
       }
-      st.gfx = st.dev->gfx_target_version;
+      st.gfx = hke::topology::GfxTargetVersionOf(st.family->gfx);
       node.props.Set("gfx_target_version", st.gfx, "max_slots_scratch_cu");
-      Note(node.origin, "gfx_target_version missing; served " + Dec(st.gfx) + " (from device_id)");
+      Note(node.origin, "gfx_target_version missing; served " + Dec(st.gfx) + " (device_id " +
+                            HexId(device_id) + " is " + st.family->gfx.amd_name +
+                            " in the device table)");
     }
     st.apu = node.props.Get("cpu_cores_count") > 0 || IsApuGfx(st.gfx) ||
-             (st.dev != nullptr && st.dev->apu);
+             (st.family != nullptr && st.family->integrated);
     if (!LookupAsic(st.gfx, st.apu, &st.asic)) {
       Note(node.origin, "gfx_target_version " + Dec(st.gfx) +
                             " has no cache table here; generic GPU facts used");
+    }
+    // Kernels before the SDMA keys still ran SDMA queues: the simulated GPU
+    // gets the family's engines, the served file stays as captured.
+    if (!node.props.Has("num_sdma_engines")) {
+      Note(node.origin, "num_sdma_engines missing; the simulated GPU has " +
+                            Dec(st.asic.defaults.sdma_engines) + " SDMA engines (family default, " +
+                            "not served)");
+    }
+    if (!node.props.Has("num_sdma_queues_per_engine")) {
+      Note(node.origin, "num_sdma_queues_per_engine missing; the simulated GPU has " +
+                            Dec(st.asic.defaults.sdma_queues_per_engine) +
+                            " queues per SDMA engine (family default, not served)");
     }
   }
   return 0;
@@ -239,26 +270,24 @@ void Normaliser::FillMemoryBanks() {
     bank.origin = node.origin + "/mem_banks/0";
     std::string how;
     if (st.gpu) {
+      const FamilyDefaults& fam = st.asic.defaults;
       uint64_t size = node.props.Get("local_mem_size");
-      uint32_t width = st.apu ? 64 : 256;
-      uint32_t clk = st.apu ? 1600 : 1000;
       how = "local_mem_size";
-      if (size == 0 && st.dev != nullptr) {
-        size = st.dev->vram_bytes;
+      if (size == 0 && st.apu && fam.vram_bytes > kApuCarveOut) {
+        size = kApuCarveOut;
+        how = "a typical APU carve-out";
+      } else if (size == 0) {
+        // A partition node (fewer XCCs than the device) gets its share.
+        size = fam.vram_bytes;
         const uint64_t xcc = node.props.Get("num_xcc", 1);
-        if (st.dev->total_xcc > 1 && xcc >= 1 && xcc < st.dev->total_xcc) {
-          size = size / st.dev->total_xcc * xcc;
+        if (fam.device_xcc > 1 && xcc >= 1 && xcc < fam.device_xcc) {
+          size = size / fam.device_xcc * xcc;
         }
-        how = std::string("the ") + st.dev->marketing + " data sheet";
+        how = st.asic.known ? "the gfx_target_version " + Dec(st.gfx) + " family default"
+                            : std::string("a generic ") + (st.apu ? "APU" : "dGPU") + " default";
       }
-      if (st.dev != nullptr) {
-        width = st.dev->mem_width;
-        clk = st.dev->mem_clk_max;
-      }
-      if (size == 0) {
-        size = st.apu ? 512ull << 20 : 8 * kGiB;
-        how = st.apu ? "a typical APU carve-out" : "a generic dGPU default";
-      }
+      const uint32_t width = fam.mem_width;
+      const uint32_t clk = fam.mem_clk_max;
       bank.props.AppendRaw("heap_type " + Dec(kHeapFbPublic));
       bank.props.AppendRaw("size_in_bytes " + Dec(size));
       bank.props.AppendRaw("flags 0");
@@ -323,9 +352,10 @@ void GenerateGpuCaches(const RawNode& node, const NodeState& st, std::vector<Raw
 
   auto emit = [&](const GpuCacheSpec& spec, uint64_t pid, const std::vector<bool>& map) {
     uint64_t size = spec.size_kb;
-    if (spec.scale_by_partition && st.dev != nullptr && st.dev->total_xcc > 1) {
+    const uint32_t device_xcc = st.asic.defaults.device_xcc;
+    if (spec.scale_by_partition && device_xcc > 1) {
       const uint64_t node_xcc = p.Get("num_xcc", 1);
-      if (node_xcc >= 1 && node_xcc < st.dev->total_xcc) size = size * node_xcc / st.dev->total_xcc;
+      if (node_xcc >= 1 && node_xcc < device_xcc) size = size * node_xcc / device_xcc;
     }
     RawEntry e;
     e.index = static_cast<uint32_t>(out->size());
@@ -571,6 +601,7 @@ void Normaliser::PlanHost(HostPlan* plan) {
     plan->nodes.push_back(n);
   }
   plan->cpu_count = first;
+  plan->amdgpu = params_;
   for (size_t i = 0; i < state_.size(); ++i) {
     if (state_[i].gpu) plan->render_minors.push_back(state_[i].minor);
   }
@@ -618,6 +649,7 @@ void Normaliser::Describe(BoardDesc* desc, uint64_t system_bytes) {
   desc->name = tree_.name;
   desc->kfd_major = 1;
   desc->kfd_minor = options_.kfd_minor;
+  desc->amdgpu_params = params_;
   desc->node_count = static_cast<uint32_t>(tree_.nodes.size());
   uint64_t gtt = system_bytes / 2;
   if (gtt < 3 * kGiB) gtt = 3 * kGiB;
@@ -634,7 +666,7 @@ void Normaliser::Describe(BoardDesc* desc, uint64_t system_bytes) {
     g.render_minor = st.minor;
     g.vendor_id = u32("vendor_id", 0x1002);
     g.device_id = u32("device_id");
-    g.pci_rev = st.dev != nullptr ? st.dev->pci_rev : 0;
+    g.pci_rev = st.asic.defaults.pci_rev;  // no capture holds the PCI revision
     g.gfx_target_version = st.gfx;
     g.drm_family = st.asic.drm_family;
     g.is_apu = st.apu;
@@ -655,9 +687,10 @@ void Normaliser::Describe(BoardDesc* desc, uint64_t system_bytes) {
     g.max_waves_per_simd = u32("max_waves_per_simd");
     g.wave_front_size = u32("wave_front_size", 64);
     g.lds_size_in_kb = u32("lds_size_in_kb", 64);
-    g.num_sdma_engines = u32("num_sdma_engines");
+    g.num_sdma_engines = u32("num_sdma_engines", st.asic.defaults.sdma_engines);
     g.num_sdma_xgmi_engines = u32("num_sdma_xgmi_engines");
-    g.num_sdma_queues_per_engine = u32("num_sdma_queues_per_engine");
+    g.num_sdma_queues_per_engine =
+        u32("num_sdma_queues_per_engine", st.asic.defaults.sdma_queues_per_engine);
     g.num_cp_queues = u32("num_cp_queues");
     g.num_gws = u32("num_gws");
     g.location_id = u32("location_id");
@@ -671,11 +704,17 @@ void Normaliser::Describe(BoardDesc* desc, uint64_t system_bytes) {
     g.cwsr_size = u32("cwsr_size");
     g.ctl_stack_size = u32("ctl_stack_size");
     g.gb_addr_config = st.asic.gb_addr_config;
+    g.noretry = params_.noretry == -1 ? NoretryDefault(st.gfx) : params_.noretry != 0;
     desc->gpus.push_back(g);
   }
 }
 
 int Normaliser::Run(Board* out) {
+  std::string why;
+  if (!ApplyAmdgpuParams(options_.amdgpu_params, &params_, &why)) {
+    error_ = "amdgpu parameters: " + why;
+    return EINVAL;
+  }
   int rc = Classify();
   if (rc != 0) return rc;
   rc = AssignGpuIds();

@@ -42,6 +42,16 @@ std::string DescribeBoard(const Board& board) {
       s += "  node " + Dec(n) + ": CPU\n";
     }
   }
+  const AmdgpuParams& p = d.amdgpu_params;
+  s += "amdgpu parameters: emu_mode " + std::to_string(p.emu_mode) + ", noretry " +
+       std::to_string(p.noretry) + ", sched_policy " + std::to_string(p.sched_policy) + ", mes " +
+       std::to_string(p.mes) + ", cwsr_enable " + std::to_string(p.cwsr_enable) + "\n";
+  for (const GpuDesc& gpu : d.gpus) {
+    s += "  node " + Dec(gpu.node_id) + ": retry faults " + (gpu.noretry ? "off" : "on") +
+         " (noretry " + (p.noretry == -1 ? "-1: the " + GfxName(gpu.gfx_target_version) + " default"
+                                          : std::to_string(p.noretry)) +
+         ")\n";
+  }
   s += "fill-ins (" + Dec(board.fill_report.size()) + "):\n";
   for (const std::string& line : board.fill_report) s += "  " + line + "\n";
   return s;

@@ -6,8 +6,13 @@
 //     (MAP_MEMORY_TO_GPU named its gpu_id) and contains the whole range:
 //     VRAM/GTT (and dma-buf/IPC imports) read and write the GPU's backing
 //     memfd with pread/pwrite at storage offset + (va - bo.va); USERPTR BOs
-//     go to the user pages at userptr + (va - bo.va). Doorbell and MMIO BOs
-//     are not memory: an access faults.
+//     go to the user pages at userptr + (va - bo.va). A DOORBELL BO is the
+//     owning GPU's process doorbell slice: a write stores into it exactly as
+//     a CPU doorbell write does (aligned 32/64-bit words atomically, with
+//     release order) and wakes the engines, so the queue whose doorbell it
+//     is runs (a GPU ringing another queue, e.g. a PM4 WRITE_DATA or SDMA
+//     write/fence); a read returns the doorbell. MMIO BOs are not memory:
+//     an access faults.
 //  2. SVM ranges (GPU VA == host VA) covering the range and mapped on this
 //     GPU (core/svm.cc; with XNACK on, a retry fault maps them): the host
 //     pages.
@@ -33,6 +38,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 
 #include "lib/core/checked.h"
 #include "platform/sim/core/simulator.h"
@@ -44,13 +51,51 @@ namespace k = hke::kfd;
 
 namespace {
 
-enum class Target { kNone, kBacking, kUser };
+enum class Target { kNone, kBacking, kUser, kDoorbell };
 
 struct Resolved {
   Target target = Target::kNone;
   int fd = -1;           // backing memfd (kBacking)
-  uint64_t address = 0;  // file offset (kBacking) or user address (kUser)
+  uint64_t address = 0;  // file offset (kBacking), user address (kUser), slice offset (kDoorbell)
+  volatile uint8_t* doorbells = nullptr;  // the owning GPU's doorbell slice (kDoorbell)
 };
+
+// A doorbell slice access: whole aligned words move atomically (release
+// stores, acquire loads, as the CPU side and the engines' doorbell reads
+// use); any other span byte by byte.
+void DoorbellIo(volatile uint8_t* slice, uint64_t offset, void* buf, uint64_t n, bool write) {
+  auto* p = static_cast<uint8_t*>(buf);
+  uint8_t* base = const_cast<uint8_t*>(slice) + offset;
+  if ((n == 8 || n == 4) && offset % n == 0) {
+    if (n == 8) {
+      uint64_t v = 0;
+      if (write) {
+        std::memcpy(&v, p, 8);
+        __atomic_store_n(reinterpret_cast<uint64_t*>(base), v, __ATOMIC_RELEASE);
+      } else {
+        v = __atomic_load_n(reinterpret_cast<uint64_t*>(base), __ATOMIC_ACQUIRE);
+        std::memcpy(p, &v, 8);
+      }
+    } else {
+      uint32_t v = 0;
+      if (write) {
+        std::memcpy(&v, p, 4);
+        __atomic_store_n(reinterpret_cast<uint32_t*>(base), v, __ATOMIC_RELEASE);
+      } else {
+        v = __atomic_load_n(reinterpret_cast<uint32_t*>(base), __ATOMIC_ACQUIRE);
+        std::memcpy(p, &v, 4);
+      }
+    }
+    return;
+  }
+  for (uint64_t i = 0; i < n; ++i) {
+    if (write) {
+      __atomic_store_n(base + i, p[i], __ATOMIC_RELEASE);
+    } else {
+      p[i] = __atomic_load_n(base + i, __ATOMIC_ACQUIRE);
+    }
+  }
+}
 
 // pread/pwrite the whole range (short transfers retried).
 int FileIo(int fd, uint64_t offset, void* buf, uint64_t n, bool write) {
@@ -84,7 +129,8 @@ int Simulator::GpuAccess(int gpu, uint64_t va, void* buf, uint64_t n, bool write
   if (va == 0 || !hke::CheckedAdd(va, n, &end)) return EFAULT;
   const uint32_t gpu_id = board_.desc.gpus[static_cast<size_t>(gpu)].gpu_id;
   Resolved res;
-  for (const GpuProc& owner : gpus_) {
+  for (size_t owner_index = 0; owner_index < gpus_.size(); ++owner_index) {
+    const GpuProc& owner = gpus_[owner_index];
     for (const auto& [idx, bo] : owner.bos) {
       (void)idx;
       uint64_t bo_end = 0;
@@ -105,8 +151,13 @@ int Simulator::GpuAccess(int gpu, uint64_t va, void* buf, uint64_t n, bool write
       } else if (bo.flags & k::kAllocMemUserptr) {
         res.target = Target::kUser;
         if (!hke::CheckedAdd(bo.userptr, delta, &res.address)) return EFAULT;
+      } else if ((bo.flags & k::kAllocMemDoorbell) && owner.doorbell_map != nullptr &&
+                 end - bo.va <= DoorbellSlice(static_cast<int>(owner_index))) {
+        res.target = Target::kDoorbell;
+        res.doorbells = owner.doorbell_map;
+        res.address = delta;
       } else {
-        return EFAULT;  // doorbell / MMIO BOs are not memory
+        return EFAULT;  // MMIO BOs are not memory
       }
       break;
     }
@@ -134,6 +185,18 @@ int Simulator::GpuAccess(int gpu, uint64_t va, void* buf, uint64_t n, bool write
       const int r = write ? UserWrite(res.address, buf, len) : UserRead(buf, res.address, len);
       return r == 0 ? 0 : EFAULT;
     }
+    case Target::kDoorbell:
+      DoorbellIo(res.doorbells, res.address, buf, n, write);
+      if (write) {
+        // A doorbell rung: the engine thread polls now rather than after
+        // its idle back-off (StepQueues' next pass sees it anyway).
+        {
+          std::lock_guard<std::mutex> l(engine_.mu);
+          engine_.kick = true;
+        }
+        engine_.cv.notify_all();
+      }
+      return 0;
     case Target::kNone:
       break;
   }

@@ -15,8 +15,9 @@
 // read pointer it had (the MQD keeps it across the update).
 //
 // Queue errors (StopQueueLocked): the queue stops for good and keeps the
-// reason (text + exception code) for GetQueueStatus. Reported like the
-// kernel with no debugger attached (kfd_set_dbg_ev_from_interrupt ->
+// reason (text + exception code) for GetQueueStatus. A debugger subscribed
+// to the code (DBG_TRAP) gets it as a debug event instead; otherwise it is
+// reported like the kernel with no debugger attached (kfd_set_dbg_ev_from_interrupt ->
 // kfd_send_exception_to_runtime): only for queue exception codes, only when
 // the runtime is enabled (RUNTIME_ENABLE), only for a queue with a CWSR
 // area: the 40-byte kfd_context_save_area_header at
@@ -120,6 +121,8 @@ void Simulator::StopQueueLocked(Queue& q, uint32_t exception_code, const std::st
   q.engine.exception_code = exception_code;
   q.engine.reason = reason;
   const uint64_t mask = k::EcMask(exception_code);
+  // A subscribed debugger is told instead of the runtime (debug_events.cc).
+  if (DebugEventRaiseLocked(mask, q.gpu, q.view.queue_id)) return;
   if ((mask & k::kEcMaskQueue) == 0 || !runtime_enabled_ || q.ctx_save_restore_address == 0) {
     return;
   }
