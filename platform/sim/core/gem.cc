@@ -93,12 +93,6 @@ struct GemEntry {
   Simulator::Handler handler;
 };
 
-bool HostMapped(uint64_t start, uint64_t size) {
-  if (size > SIZE_MAX || start > UINTPTR_MAX) return false;
-  return msync(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), static_cast<size_t>(size),
-               MS_ASYNC) == 0;
-}
-
 bool KeyOf(int fd, FileKey* key) {
   struct stat st{};
   if (fd < 0 || fstat(fd, &st) != 0) return false;
@@ -231,7 +225,7 @@ int Simulator::IocGemUserptr(IoctlCtx& c, void* d) {
   if (a->flags & ~known) return EINVAL;
   if (!(a->flags & gem::kUserptrReadonly) && !(a->flags & gem::kUserptrRegister)) return EACCES;
   if (a->size == 0 || a->addr + a->size < a->addr) return EINVAL;
-  if ((a->flags & gem::kUserptrValidate) && !HostMapped(a->addr, a->size)) return EFAULT;
+  if ((a->flags & gem::kUserptrValidate) && !HostRangeMapped(a->addr, a->size)) return EFAULT;
   std::lock_guard<std::mutex> pl(proc_mu_);
   GemRef obj = NewGemLocked(c.gpu, nullptr);
   obj->size = a->size;

@@ -48,7 +48,7 @@
 //    faults (an APU falls back to its shared page tables). With XNACK on
 //    it is a retry fault (svm_range_restore_pages): host memory outside
 //    every range gets an unregistered range (the 2 MiB-aligned window
-//    around the page, clipped to the host mapping and the neighbours);
+//    around the page, clipped to its VMA and the neighbours);
 //    the best restore location decides (preferred location when it is
 //    this GPU, system memory, or in its hive; this GPU with ACCESS;
 //    where the pages are with ACCESS_IN_PLACE; no access -> the fault is
@@ -60,7 +60,7 @@
 //    each GPU with access; the unmapped part is removed, the rest keeps
 //    its attributes and location. The front ends report the unmaps they
 //    see (HostUnmapped); SVM and ALLOC calls re-check the ranges they
-//    touch against the host mappings (msync, bisected) to catch the rest.
+//    touch against the host mappings (/proc/self/maps) to catch the rest.
 //
 // Not modelled: VRAM accounting of migrated ranges, eviction, partial
 // residency (actual_loc is per range), the 2 MiB split of large new
@@ -71,7 +71,6 @@
 // Threading: everything under proc_mu_; SMI records are sent with
 // SmiEmit (smi_mu_, taken after proc_mu_).
 #include <errno.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -86,31 +85,19 @@ namespace k = hke::kfd;
 
 namespace {
 
-// True when every page of [start, start+size) is mapped in this process
-// (any protection, as a VMA is).
-bool HostRangeMapped(uint64_t start, uint64_t size) {
-  if (size == 0) return true;
-  if (size > SIZE_MAX || start > UINTPTR_MAX) return false;
-  return msync(reinterpret_cast<void*>(static_cast<uintptr_t>(start)), static_cast<size_t>(size),
-               MS_ASYNC) == 0;
-}
+using Mappings = std::vector<std::pair<uint64_t, uint64_t>>;
 
-// Appends the unmapped runs of [start, end) to `out` (bisection: one msync
-// per mapped half, so a mostly mapped range costs O(runs * log pages)).
-void UnmappedRuns(uint64_t start, uint64_t end, uint64_t page,
+// Appends the parts of [start, end) outside every mapping to `out`.
+void UnmappedRuns(const Mappings& maps, uint64_t start, uint64_t end,
                   std::vector<std::pair<uint64_t, uint64_t>>* out) {
-  if (start >= end || HostRangeMapped(start, end - start)) return;
-  if (end - start <= page) {
-    if (!out->empty() && out->back().second == start) {
-      out->back().second = end;
-    } else {
-      out->emplace_back(start, end);
-    }
-    return;
+  uint64_t cursor = start;
+  for (const auto& [lo, hi] : maps) {
+    if (cursor >= end) break;
+    if (hi <= cursor) continue;
+    if (lo > cursor) out->emplace_back(cursor, std::min(lo, end));
+    cursor = std::max(cursor, hi);
   }
-  const uint64_t mid = start + ((end - start) / page / 2) * page;
-  UnmappedRuns(start, mid, page, out);
-  UnmappedRuns(mid, end, page, out);
+  if (cursor < end) out->emplace_back(cursor, end);
 }
 
 bool Has(const std::vector<uint32_t>& v, uint32_t x) {
@@ -270,11 +257,14 @@ void Simulator::SvmUnmapLocked(uint64_t start, uint64_t end) {
 }
 
 void Simulator::SvmPruneLocked(uint64_t start, uint64_t end) {
-  std::vector<std::pair<uint64_t, uint64_t>> gone;
   auto it = svm_.upper_bound(start);
   if (it != svm_.begin() && std::prev(it)->second.end > start) --it;
+  if (it == svm_.end() || it->first >= end) return;  // nothing to check: no maps read
+  Mappings maps;
+  if (!ReadHostMappings(&maps)) return;  // cannot tell: keep the ranges
+  std::vector<std::pair<uint64_t, uint64_t>> gone;
   for (; it != svm_.end() && it->first < end; ++it) {
-    UnmappedRuns(it->first, it->second.end, page_size_, &gone);
+    UnmappedRuns(maps, it->first, it->second.end, &gone);
   }
   for (const auto& [s, e] : gone) SvmUnmapLocked(s, e);
 }
@@ -290,20 +280,25 @@ void Simulator::HostUnmapped(uint64_t addr, uint64_t length) {
 
 Simulator::SvmMap::iterator Simulator::SvmCreateUnregisteredLocked(uint64_t va) {
   const uint64_t page = va & ~(static_cast<uint64_t>(page_size_) - 1);
-  if (!UserRangeOk(page, page_size_) || !HostRangeMapped(page, page_size_)) return svm_.end();
+  if (!UserRangeOk(page, page_size_)) return svm_.end();
+  // svm_range_get_range_boundaries: the VMA holding the page, clipped to
+  // the 2 MiB-aligned window around it and to the neighbouring ranges.
+  Mappings maps;
+  if (!ReadHostMappings(&maps)) return svm_.end();
+  auto vma = std::find_if(maps.begin(), maps.end(),
+                          [page](const std::pair<uint64_t, uint64_t>& m) {
+                            return m.first <= page && page < m.second;
+                          });
+  if (vma == maps.end()) return svm_.end();  // not host memory
   const uint64_t window = uint64_t{512} * page_size_;  // 2 MiB of 4 KiB pages
-  uint64_t lo = page & ~(window - 1), hi = lo + window;
-  // Clip to the neighbouring ranges.
+  uint64_t lo = std::max(vma->first, page & ~(window - 1));
+  uint64_t hi = std::min(vma->second, (page & ~(window - 1)) + window);
   auto next = svm_.upper_bound(page);
   if (next != svm_.end()) hi = std::min(hi, next->first);
   if (next != svm_.begin()) lo = std::max(lo, std::prev(next)->second.end);
-  // Clip to the host mapping around the page.
-  uint64_t s = page, e = page + page_size_;
-  while (s > lo && HostRangeMapped(s - page_size_, page_size_)) s -= page_size_;
-  while (e < hi && HostRangeMapped(e, page_size_)) e += page_size_;
   SvmRange r = SvmDefaults();
-  r.end = e;
-  return svm_.emplace(s, std::move(r)).first;
+  r.end = hi;
+  return svm_.emplace(lo, std::move(r)).first;
 }
 
 int Simulator::SvmRestoreLocked(int gpu, SvmMap::iterator it, uint64_t va, bool write) {
