@@ -18,19 +18,13 @@
 #include "platform/sim/core/gem_abi.h"
 #include "tests/memory/support.h"
 
+using memtest::OpenAcquire;
 using memtest::SimBoard;
 namespace gem = kfdsim::gem;
 
 namespace {
 
 constexpr uint32_t kGpu = 2;  // datacenter-4gpu: nodes 2..5 are GPUs
-
-void OpenAcquire(SimBoard& b) {
-  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
-  HsaSystemProperties sys;
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  b.ClearTrace();
-}
 
 // A BO on the render node of `node`, driven as libdrm drives it.
 struct GemBo {

@@ -50,27 +50,27 @@ static void step(int ok, const char* name, const char* why) {
 
 #define CHECK(cond, name) step((cond) ? 1 : 0, name, #cond)
 
-/* The first GPU node and its properties. */
-static int first_gpu(HSAuint32* node, HsaNodeProperties* props) {
+/* Opens the KFD and finds the first GPU node and its properties; 0 (a
+ * failed step printed) when there is none. */
+static int open_first_gpu(HSAuint32* node, HsaNodeProperties* props) {
+  CHECK(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS, "open KFD");
   HsaSystemProperties sys;
-  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 0;
-  for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
-    if (hsaKmtGetNodeProperties(n, props) == HSAKMT_STATUS_SUCCESS && props->NumFComputeCores != 0) {
-      *node = n;
-      return 1;
+  if (hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS) {
+    for (HSAuint32 n = 0; n < sys.NumNodes; ++n) {
+      if (hsaKmtGetNodeProperties(n, props) == HSAKMT_STATUS_SUCCESS && props->NumFComputeCores != 0) {
+        *node = n;
+        return 1;
+      }
     }
   }
+  step(0, "GPU node", "no GPU node");
   return 0;
 }
 
 static int graphics(void) {
   HSAuint32 node = 0;
   HsaNodeProperties props;
-  CHECK(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS, "open KFD");
-  if (!first_gpu(&node, &props)) {
-    step(0, "GPU node", "no GPU node");
-    return 1;
-  }
+  if (!open_first_gpu(&node, &props)) return 1;
   char path[64];
   snprintf(path, sizeof(path), "/dev/dri/renderD%u", props.DrmRenderMinor);
   const int fd = open(path, O_RDWR | O_CLOEXEC);
@@ -158,11 +158,7 @@ static int graphics(void) {
 static int svm(void) {
   HSAuint32 node = 0;
   HsaNodeProperties props;
-  CHECK(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS, "open KFD");
-  if (!first_gpu(&node, &props)) {
-    step(0, "GPU node", "no GPU node");
-    return 1;
-  }
+  if (!open_first_gpu(&node, &props)) return 1;
   const size_t page = (size_t)sysconf(_SC_PAGESIZE);
   const size_t n = 16;
   char* p = mmap(NULL, n * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
