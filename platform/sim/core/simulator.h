@@ -97,6 +97,11 @@ KernelQueueSizes ComputeKernelQueueSizes(const GpuDesc& g, uint64_t page);
 // added the check at KFD 1.16, so 1.16 kernels may or may not have it).
 inline constexpr uint32_t kMinorQueueBufferCheck = 17;
 
+// Marks the calling thread as one of the simulator's own (core/svm.cc):
+// host unmaps reported from it are ignored, so an interposed mmap/munmap
+// reached from its allocations never re-enters the simulator's locks.
+void MarkInternalThread();
+
 class Simulator {
  public:
   explicit Simulator(Board board);

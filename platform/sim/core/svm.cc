@@ -269,8 +269,17 @@ void Simulator::SvmPruneLocked(uint64_t start, uint64_t end) {
   for (const auto& [s, e] : gone) SvmUnmapLocked(s, e);
 }
 
+namespace {
+// Set on the simulator's own threads (the engine thread): the mappings
+// their allocations make or drop are never SVM memory, and such a thread
+// may hold proc_mu_ when malloc reaches an interposed mmap/munmap.
+thread_local bool t_internal_thread = false;
+}  // namespace
+
+void MarkInternalThread() { t_internal_thread = true; }
+
 void Simulator::HostUnmapped(uint64_t addr, uint64_t length) {
-  if (length == 0) return;
+  if (length == 0 || t_internal_thread) return;
   const uint64_t start = addr & ~(static_cast<uint64_t>(page_size_) - 1);
   uint64_t end = AlignUp(addr + length, page_size_);
   if (end < start) end = ~static_cast<uint64_t>(page_size_ - 1);

@@ -177,8 +177,12 @@ struct State {
   pid_t trace_pid = 0;
 };
 
-// Set once a simulator exists in this process image (munmap's fast path).
-std::atomic<int> g_any_sim{0};
+// The simulator of this process and the process it belongs to, readable
+// without S().mu (munmap/mmap report host unmaps from any thread, even one
+// inside the simulator's engines; taking the shim's lock there could
+// invert the lock order).
+std::atomic<kfdsim_t*> g_sim_ptr{nullptr};
+std::atomic<pid_t> g_sim_pid{0};
 
 State& S() {
   static State* s = new State();  // never destroyed: used until the very end
@@ -297,6 +301,7 @@ kfdsim_t* SimLocked() {
     // A forked child: start over as a new process of the same board.
     kfdsim_reset_process(s.sim);
     s.sim_pid = pid;
+    g_sim_pid.store(pid, std::memory_order_release);
   }
   if (s.sim != nullptr) return s.sim;
   kfdsim_options o;
@@ -320,7 +325,8 @@ kfdsim_t* SimLocked() {
   ApplyFaults(sim);
   s.sim = sim;
   s.sim_pid = pid;
-  g_any_sim.store(1, std::memory_order_release);
+  g_sim_pid.store(pid, std::memory_order_release);
+  g_sim_ptr.store(sim, std::memory_order_release);
   return sim;
 }
 
@@ -667,17 +673,13 @@ KFDSIM_EXPORT int ioctl(int fd, unsigned long request, ...) {
 // away, so SVM ranges there are split or removed as the kernel's MMU
 // notifier does. Never creates the simulator.
 static void NotifyUnmapped(const void* addr, size_t length) {
-  // Cheap exits first: munmap runs from malloc and the loader long before
-  // (or without) any simulator.
-  if (g_guard != 0 || g_any_sim.load(std::memory_order_acquire) == 0) return;
+  // munmap/mmap run from malloc and the loader long before (or without)
+  // any simulator: no lock, no allocation on this path.
+  if (g_guard != 0) return;
+  kfdsim_t* sim = g_sim_ptr.load(std::memory_order_acquire);
+  if (sim == nullptr || g_sim_pid.load(std::memory_order_acquire) != getpid()) return;
   Guard g;
-  kfdsim_t* sim = nullptr;
-  {
-    State& s = S();
-    std::lock_guard<std::mutex> l(s.mu);
-    if (s.sim_pid == getpid()) sim = s.sim;
-  }
-  if (sim != nullptr) kfdsim_host_unmapped(sim, addr, length);
+  kfdsim_host_unmapped(sim, addr, length);
 }
 
 static void* MmapCommon(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
