@@ -27,6 +27,7 @@ inline constexpr uint32_t kMaxPmcTraces = 4;
 inline constexpr uint32_t kMaxPmcTraceCounters = 8;
 inline constexpr uint32_t kMaxVaObjects = 1024;
 inline constexpr uint32_t kMaxSecondaryContexts = 1;
+inline constexpr uint32_t kMaxGraphicsMetadata = 2;
 #else
 inline constexpr const char* kName = "default";
 inline constexpr uint32_t kMaxNodes = 128;
@@ -57,6 +58,10 @@ inline constexpr uint32_t kMaxVaObjects = 131072;
 // storage (lib/api/secondary_contexts.cc, an archive member of its own: a static link
 // that never opens a secondary context does not carry them).
 inline constexpr uint32_t kMaxSecondaryContexts = 2;
+// Graphics imports (hsaKmtRegisterGraphicsHandleToNodes) whose dma-buf
+// carries metadata, alive at once: each keeps its blob (at most 256 bytes,
+// amdgpu's limit) in the context until it is deregistered.
+inline constexpr uint32_t kMaxGraphicsMetadata = 64;
 #endif
 
 static_assert(kMaxGpus <= kMaxNodes, "every GPU is a node");
@@ -65,6 +70,8 @@ static_assert(kMaxPcSamplingTraces >= 1 && kMaxPcSamplingTraces <= 256,
 static_assert(kMaxPmcTraces >= 1 && kMaxPmcTraces <= 256,
               "a PMC trace id keeps the slot in 8 bits");
 static_assert(kMaxPmcBlobs >= 1 && kMaxPmcTraceCounters >= 1, "PMC capacities");
+static_assert(kMaxGraphicsMetadata >= 1 && kMaxGraphicsMetadata < 0xffff,
+              "a graphics import keeps its metadata slot + 1 in 16 bits");
 static_assert(kMaxMemBanksPerNode <= kMaxMemBanksTotal && kMaxCachesPerNode <= kMaxCachesTotal &&
                   kMaxLinksPerNode <= kMaxLinksTotal,
               "a pool holds at least one full node");

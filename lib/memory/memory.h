@@ -129,6 +129,7 @@ struct MemObject {
   uint64_t indexed_handle;   // the handle entered in handle_index (0: none)
   uint32_t next_free;     // free-list link while the slot is free
   uint16_t gpu;           // index of the GPU that owns the BO (kNoGpu for none)
+  uint16_t metadata;      // kDmabufImport: 1 + its MemoryState::metadata slot, 0: none
   ObjectKind kind;
   VaSource va_source;
   bool registered_explicitly;  // RegisterMemoryToNodes gave the node set
@@ -181,6 +182,16 @@ inline constexpr uint32_t kSvmAttrCapacity = 64;
 inline constexpr uint32_t kSvmAttrCapacity = kfd::kSvmMaxAttributes;
 #endif
 
+// The metadata blob of a graphics import (GET_DMABUF_INFO), kept from the
+// import to its deregistration: HsaGraphicsResourceInfo::Metadata points at
+// `bytes`. 256 bytes is the most amdgpu keeps (GEM_METADATA's data[64]).
+inline constexpr uint32_t kGraphicsMetadataBytes = 256;
+struct GraphicsMetadata {
+  alignas(8) unsigned char bytes[kGraphicsMetadataBytes];
+  uint32_t size;
+  bool in_use;
+};
+
 struct NodeList {
   GpuSet set;
   uint32_t count;
@@ -223,6 +234,9 @@ struct MemoryState {
   // QueryPointerInfo node lists.
   uint32_t num_node_lists;
   NodeList node_lists[kMaxNodeLists];
+  // Graphics-import metadata (share.cc); a slot is owned by the object
+  // whose `metadata` names it.
+  GraphicsMetadata metadata[config::kMaxGraphicsMetadata];
   // XNACK as last set (-1: never set).
   int32_t xnack;
   // The reservation of a BO the kernel keeps after the library let go of it

@@ -25,6 +25,7 @@ void MemoryState::Construct() {
   handle_index.Clear();
   (void)user_index.Init(&nodes);
   num_node_lists = 0;
+  for (GraphicsMetadata& g : metadata) g.in_use = false;
   xnack = -1;
   kept_base = kept_size = 0;
 }
@@ -61,6 +62,10 @@ Status TakeSlot(Context& ctx, MemoryState& m, uint32_t* out_slot) {
 
 void ReleaseSlot(MemoryState& m, uint32_t slot) {
   MemObject& o = m.objects[slot];
+  if (o.metadata != 0) {  // a graphics import's metadata goes with it
+    m.metadata[o.metadata - 1].in_use = false;
+    o.metadata = 0;
+  }
   o.in_use = false;
   o.next_free = m.free_object;
   m.free_object = slot;

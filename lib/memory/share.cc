@@ -5,9 +5,15 @@
 // allocation flags; the import gets a VA 256 KiB aligned in the SVM space
 // when nodes are given or the caller requires an address, otherwise in the
 // handle aperture (the KFD then gets va 0 and the buffer cannot be mapped),
-// and IMPORT_DMABUF makes the BO. Metadata is not kept: a buffer that
-// carries metadata is refused (UNSUPPORTED) because the library has no
-// storage to hand it out from; the info reports none.
+// and IMPORT_DMABUF makes the BO. The metadata comes back in the same
+// GET_DMABUF_INFO, into a 256-byte buffer on the stack (the most amdgpu
+// keeps per BO, so one call always suffices; upstream tries 64 bytes, then
+// the size the kernel asks for); a blob is then kept in one of the
+// context's fixed metadata slots (config::kMaxGraphicsMetadata) until the
+// import is deregistered, and HsaGraphicsResourceInfo::Metadata points
+// there. A dma-buf without metadata reports NULL and size 0 (upstream: a
+// zeroed 64-byte buffer and size 0). All slots taken: RESOURCE_EXHAUSTED,
+// nothing imported.
 //
 // IPC: the share handle (8 words) holds the KFD's 4 share words, the
 // aperture kind the buffer lives in, its size in pages and the exporting
@@ -95,13 +101,35 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
   set.Clear();
   if (a.nodes != nullptr) HKE_RETURN_IF_ERROR(NodesToGpus(ctx, m, a.nodes, a.num_nodes, &set));
 
+  alignas(8) unsigned char meta[kGraphicsMetadataBytes];
   kfd::GetDmabufInfoArgs info{};
   info.dmabuf_fd = static_cast<uint32_t>(a.dmabuf_fd);
+  info.metadata_ptr = reinterpret_cast<uintptr_t>(meta);
+  info.metadata_size = sizeof(meta);
   Status s = device::KfdIoctl(ctx, kfd::kIocGetDmabufInfo, &info);
+  if (!s.ok() && info.metadata_size > sizeof(meta)) {
+    return ctx.diag().Error(Protocol(), kArea,
+                            "GET_DMABUF_INFO asks for more metadata than amdgpu keeps (256 bytes)");
+  }
   if (!s.ok()) return ctx.diag().Error(s, kArea, "GET_DMABUF_INFO failed");
+  if (info.metadata_size > sizeof(meta)) {
+    return ctx.diag().Error(Protocol(), kArea,
+                            "GET_DMABUF_INFO reports more metadata than the buffer it was given");
+  }
+  uint32_t meta_slot = config::kMaxGraphicsMetadata;
   if (info.metadata_size != 0) {
-    return ctx.diag().Error(Unsupported(), kArea,
-                            "the dma-buf carries metadata, which this library does not keep");
+    for (uint32_t i = 0; i < config::kMaxGraphicsMetadata; ++i) {
+      if (!m.metadata[i].in_use) {
+        meta_slot = i;
+        break;
+      }
+    }
+    if (meta_slot == config::kMaxGraphicsMetadata) {
+      FixedText<128> t;
+      t.Append("all ").AppendU64(config::kMaxGraphicsMetadata).Append(
+          " graphics metadata slots are in use (raise hke::config::kMaxGraphicsMetadata)");
+      return ctx.diag().Error(Exhausted(), kArea, t.c_str());
+    }
   }
   const uint16_t gpu = GpuOfId(m, info.gpu_id);
   uint64_t size = 0;
@@ -148,6 +176,15 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
   res.SizeInBytes = info.size;
   res.Metadata = nullptr;
   res.MetadataSizeInBytes = 0;
+  if (meta_slot != config::kMaxGraphicsMetadata) {
+    GraphicsMetadata& g = m.metadata[meta_slot];
+    for (uint32_t i = 0; i < info.metadata_size; ++i) g.bytes[i] = meta[i];
+    g.size = info.metadata_size;
+    g.in_use = true;
+    o->metadata = static_cast<uint16_t>(meta_slot + 1);
+    res.Metadata = g.bytes;
+    res.MetadataSizeInBytes = g.size;
+  }
   res.NodeId = o->node;
   *out = res;
   return Status::Ok();

@@ -164,7 +164,31 @@ int kfdsim_process_stats_get(kfdsim_t* sim, kfdsim_process_stats* out) {
   out->svm_ranges = st.svm_ranges;
   out->kfd_fds = st.kfd_fds;
   out->render_fds = st.render_fds;
+  out->gem_objects = st.gem_objects;
   return 0;
+}
+
+void kfdsim_host_unmapped(kfdsim_t* sim, const void* addr, size_t length) {
+  if (sim != nullptr) sim->sim.HostUnmapped(reinterpret_cast<uintptr_t>(addr), length);
+}
+
+int kfdsim_svm_range(kfdsim_t* sim, uint64_t addr, kfdsim_svm_range_info* out) {
+  if (sim == nullptr || out == nullptr || out->struct_size < sizeof(kfdsim_svm_range_info)) {
+    return EINVAL;
+  }
+  kfdsim::Simulator::SvmRangeInfo info;
+  const int r = sim->sim.SvmRangeAt(addr, &info);
+  if (r != 0) return r;
+  out->actual_loc = info.actual_loc;
+  out->start = info.start;
+  out->end = info.end;
+  out->mapped_to_gpu = info.mapped_to_gpu ? 1u : 0u;
+  out->mapped_gpus = info.mapped_gpus;
+  return 0;
+}
+
+int kfdsim_svm_gpu_touch(kfdsim_t* sim, uint32_t gpu_id, uint64_t va, uint64_t size, int write) {
+  return sim == nullptr ? EINVAL : sim->sim.SvmGpuTouch(gpu_id, va, size, write != 0);
 }
 
 int kfdsim_set_engine_mode(kfdsim_t* sim, uint32_t mode) {

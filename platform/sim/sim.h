@@ -148,9 +148,38 @@ typedef struct kfdsim_process_stats {
   uint32_t svm_ranges;    /* SVM ranges with attributes */
   uint32_t kfd_fds;       /* open /dev/kfd descriptors the simulator knows */
   uint32_t render_fds;    /* open render-node descriptors the simulator knows */
+  uint32_t gem_objects;   /* BOs created on render nodes (GEM) still alive:
+                           * held by a handle or a dma-buf descriptor */
 } kfdsim_process_stats;
 /* EINVAL for NULL arguments or a struct_size smaller than the struct. */
 KFDSIM_API int kfdsim_process_stats_get(kfdsim_t* sim, kfdsim_process_stats* out);
+
+/* ---- SVM (platform/sim/core/svm.cc) ---- */
+/* The host unmapped [addr, addr + length) (the kernel's MMU notifier):
+ * SVM ranges there are split or removed, with UNMAP_FROM_GPU SMI records
+ * for the GPUs they were mapped on. Front ends call it after every munmap
+ * and every new mapping they see (a new mapping lies where nothing was
+ * mapped, or replaced pages with MAP_FIXED: no range may remain there).
+ * The SVM and ALLOC_MEMORY_OF_GPU calls re-check the ranges they touch
+ * against the host mappings, so unmaps nobody reported are noticed there
+ * unless something was mapped at the address again in between. */
+KFDSIM_API void kfdsim_host_unmapped(kfdsim_t* sim, const void* addr, size_t length);
+typedef struct kfdsim_svm_range_info {
+  uint32_t struct_size;   /* sizeof(kfdsim_svm_range_info), set by the caller */
+  uint32_t actual_loc;    /* 0: system memory, else the gpu_id whose VRAM holds it */
+  uint64_t start, end;    /* the SVM range holding the address */
+  uint32_t mapped_to_gpu; /* 1 once a GPU's page tables map it */
+  uint32_t mapped_gpus;   /* how many GPUs map it */
+} kfdsim_svm_range_info;
+/* ENOENT when no SVM range holds addr; EINVAL for NULL or a small struct. */
+KFDSIM_API int kfdsim_svm_range(kfdsim_t* sim, uint64_t addr, kfdsim_svm_range_info* out);
+/* GPU gpu_id touches [va, va + size) as its packet engines would: 0 when
+ * SVM memory is reachable there (with XNACK on, after a recovered retry
+ * fault that sent PAGE_FAULT_START/END and migration SMI records), ENOENT
+ * when it is not SVM memory, EFAULT for a GPU fault, EINVAL for an unknown
+ * gpu. */
+KFDSIM_API int kfdsim_svm_gpu_touch(kfdsim_t* sim, uint32_t gpu_id, uint64_t va, uint64_t size,
+                                    int write);
 
 /* ---- packet engines (platform/sim/core/engines/README.md) ----
  * SDMA, PM4 and AQL packets written to user queues are executed by the

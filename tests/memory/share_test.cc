@@ -9,18 +9,12 @@
 #include "tests/memory/support.h"
 
 using memtest::Flags;
+using memtest::OpenAcquire;
 using memtest::SimBoard;
 
 namespace {
 
 constexpr uint32_t kGpu = 2;  // datacenter-4gpu: nodes 2..5 are GPUs
-
-void OpenAcquire(SimBoard& b) {
-  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
-  HsaSystemProperties sys;
-  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-  b.ClearTrace();
-}
 
 void* HostVram(uint64_t size) {
   HsaMemFlags f = Flags();

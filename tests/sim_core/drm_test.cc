@@ -95,7 +95,7 @@ TEST_CASE("sim AMDGPU_INFO writes at most return_size bytes and flags APUs as FU
 TEST_CASE("sim render nodes answer unknown DRM requests with EINVAL") {
   Sim s(TwoGpuBoard());
   uint64_t buf[4] = {};
-  CHECK(s.sim->Ioctl(s.render[128], hke::kfd::IocEncode(3, 'd', 0x46, 32), buf) == EINVAL);
+  CHECK(s.sim->Ioctl(s.render[128], hke::kfd::IocEncode(3, 'd', 0x44, 32), buf) == EINVAL);  // AMDGPU_CS
   CHECK(s.sim->Ioctl(s.render[128], hke::kfd::kIocGetVersion, buf) == EINVAL);
   CHECK(s.sim->unknown_requests() == 2);
 }

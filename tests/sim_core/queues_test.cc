@@ -250,6 +250,9 @@ TEST_CASE("sim RingDoorbell hands the queue and its doorbell value to the hook")
 
 TEST_CASE("sim UPDATE_QUEUE with a NULL ring of size 0 disables a queue of every type; a ring enables it again") {
   Sim s(TwoGpuBoard());
+  // Manual engines: the background thread would otherwise run the zero
+  // ring the doorbell below announces before UPDATE_QUEUE disables it.
+  s.sim->SetEngineMode(kfdsim::Simulator::EngineMode::kManual);
   s.AcquireAll();
   for (uint32_t type : {k::kQueueTypeCompute, k::kQueueTypeComputeAql, k::kQueueTypeSdma,
                         k::kQueueTypeSdmaXgmi}) {

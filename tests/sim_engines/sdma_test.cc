@@ -5,6 +5,7 @@
 #include <atomic>
 #include <thread>
 
+#include "platform/sim/core/gem_abi.h"
 #include "tests/sim_engines/engine_fixture.h"
 
 namespace {
@@ -234,6 +235,85 @@ TEST_CASE("sdma a packet not completely published waits for the rest") {
   s.Submit();
   CHECK(e.Step() == 1);
   CHECK(*dst.at<uint32_t>(0) == 5);
+}
+
+// ---- interop: render-node BOs and SVM memory as the GPU sees them ----
+
+TEST_CASE("sdma reads a render-node BO imported through the KFD: what the CPU wrote through GEM_MMAP") {
+  namespace gem = kfdsim::gem;
+  Engines e(simtest::TwoGpuBoard());
+  SdmaQueue s(e);
+  int render = -1;
+  REQUIRE(e.sim->Open("/dev/dri/renderD128", O_RDWR | O_CLOEXEC, &render) == 0);
+  gem::GemCreate c{};
+  c.in.bo_size = 8192;
+  c.in.domains = gem::kDomainVram;
+  c.in.domain_flags = gem::kCreateCpuAccessRequired;
+  REQUIRE(e.sim->Ioctl(render, gem::kIocGemCreate, &c) == 0);
+  const uint32_t handle = c.out.handle;
+  gem::GemMmap m{};
+  m.in.handle = handle;
+  REQUIRE(e.sim->Ioctl(render, gem::kIocGemMmap, &m) == 0);
+  void* cpu = nullptr;
+  REQUIRE(e.sim->Mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_SHARED, render, m.out.addr_ptr,
+                      &cpu) == 0);
+  for (int i = 0; i < 8192; ++i) static_cast<uint8_t*>(cpu)[i] = static_cast<uint8_t>(i * 13 + 1);
+  gem::PrimeHandle p{handle, gem::kPrimeCloexec | gem::kPrimeRdwr, -1};
+  REQUIRE(e.sim->Ioctl(render, gem::kIocPrimeHandleToFd, &p) == 0);
+  k::ImportDmabufArgs im{};
+  im.gpu_id = kGpuA;
+  im.dmabuf_fd = static_cast<uint32_t>(p.fd);
+  im.va_addr = 0x7f4000000000ull;
+  REQUIRE(e.Io(k::kIocImportDmabuf, &im) == 0);
+  e.Map(im.handle, kGpuA);
+  Buf dst = e.Alloc(kGpuA, 8192);
+  s.w.Put({kCopyLinear, 8192 - 1, 0, Lo(im.va_addr), Hi(im.va_addr), Lo(dst.va), Hi(dst.va)});
+  s.Submit();
+  CHECK(e.Step() == 1);
+  CHECK(std::memcmp(dst.cpu, cpu, 8192) == 0);
+  CHECK(e.Status(s.q.id).state == KFDSIM_QUEUE_IDLE);
+  munmap(cpu, 8192);
+  close(p.fd);
+  e.sim->Close(render);
+}
+
+TEST_CASE("sdma reading host memory with XNACK on takes a retry fault: PAGE_FAULT records, the copy completes") {
+  kfdsim::GpuDesc a = simtest::Gfx90a();
+  kfdsim::GpuDesc c = simtest::Gfx90a();
+  c.node_id = 2;
+  c.gpu_id = 0xc0de;
+  c.render_minor = 130;
+  Engines e(simtest::MakeBoard({a, c}));
+  k::SetXnackModeArgs x{};
+  x.xnack_enabled = 1;
+  REQUIRE(e.Io(k::kIocSetXnackMode, &x) == 0);  // before any queue
+  k::SmiEventsArgs smi{};
+  smi.gpuid = kGpuA;
+  REQUIRE(e.Io(k::kIocSmiEvents, &smi) == 0);
+  const uint64_t mask = k::SmiEventMask(k::kSmiEventPageFaultStart) |
+                        k::SmiEventMask(k::kSmiEventPageFaultEnd);
+  REQUIRE(write(static_cast<int>(smi.anon_fd), &mask, sizeof(mask)) == 8);
+  SdmaQueue s(e);
+  // Plain host memory: no BO, no SVM range.
+  void* host = mmap(nullptr, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  REQUIRE(host != MAP_FAILED);
+  std::memset(host, 0x5A, 4096);
+  const uint64_t src = reinterpret_cast<uintptr_t>(host);
+  Buf dst = e.Alloc(kGpuA, 4096);
+  s.w.Put({kCopyLinear, 4096 - 1, 0, Lo(src), Hi(src), Lo(dst.va), Hi(dst.va)});
+  s.Submit();
+  CHECK(e.Step() == 1);
+  CHECK(dst.cpu[0] == 0x5A);
+  CHECK(dst.cpu[4095] == 0x5A);
+  char buf[512] = {};
+  const ssize_t n = read(static_cast<int>(smi.anon_fd), buf, sizeof(buf) - 1);
+  REQUIRE(n > 0);
+  const std::string text(buf, static_cast<size_t>(n));
+  CHECK(text.rfind("7 ", 0) == 0);  // PAGE_FAULT_START first
+  CHECK(text.find("(d161) R\n") != std::string::npos);
+  CHECK(text.find("\n8 ") != std::string::npos);  // then PAGE_FAULT_END
+  close(static_cast<int>(smi.anon_fd));
+  munmap(host, 4096);
 }
 
 }  // namespace

@@ -91,6 +91,13 @@ void Simulator::ResetProcess() {
     std::lock_guard<std::mutex> el(ev_mu_);
     DropEventsLocked();
   }
+  // GEM objects and dma-bufs drop their storage while the GPUs still exist.
+  gem_files_.clear();
+  for (auto& [key, buf] : dmabufs_) {
+    (void)key;
+    if (buf.pin_fd >= 0) close(buf.pin_fd);
+  }
+  dmabufs_.clear();
   for (size_t i = 0; i < gpus_.size(); ++i) {
     GpuProc& g = gpus_[i];
     if (g.vm_acquired) {
@@ -113,11 +120,6 @@ void Simulator::ResetProcess() {
   queues_.clear();
   queue_ids_.Clear();
   svm_.clear();
-  for (auto& [key, buf] : dmabufs_) {
-    (void)key;
-    if (buf.pin_fd >= 0) close(buf.pin_fd);
-  }
-  dmabufs_.clear();
   ipc_.clear();
   {
     std::lock_guard<std::mutex> sl(smi_mu_);
@@ -242,7 +244,11 @@ int Simulator::Close(int fd) {
     if (it != files_.end()) {
       auto& fds = it->second.fds;
       fds.erase(std::remove(fds.begin(), fds.end(), fd), fds.end());
-      if (fds.empty() && it->second.pin_fd < 0) files_.erase(it);
+      if (fds.empty() && it->second.pin_fd < 0) {
+        files_.erase(it);
+        std::lock_guard<std::mutex> pl(proc_mu_);
+        GemFileClosedLocked(key);  // its GEM handles die with the DRM file
+      }
     }
   }
   const int result = close(fd) == 0 ? 0 : errno;
@@ -262,6 +268,7 @@ Simulator::ProcessStats Simulator::Stats() {
   }
   {
     std::lock_guard<std::mutex> pl(proc_mu_);
+    SvmPruneLocked(0, ~uint64_t{0});  // host unmaps nobody reported
     for (const GpuProc& g : gpus_) {
       for (const auto& [id, bo] : g.bos) {
         (void)id;
@@ -276,6 +283,7 @@ Simulator::ProcessStats Simulator::Stats() {
     st.queues = static_cast<uint32_t>(queues_.size());
     st.svm_ranges = static_cast<uint32_t>(svm_.size());
   }
+  st.gem_objects = static_cast<uint32_t>(GemObjectCount());
   std::lock_guard<std::mutex> el(ev_mu_);
   st.events = static_cast<uint32_t>(events_.size());
   return st;

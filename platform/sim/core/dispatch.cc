@@ -311,11 +311,15 @@ int Simulator::Mmap(void* addr, size_t length, int prot, int flags, int fd, uint
     Trace(line);
   }
   if (result == 0) *out_addr = p;
+  // A new mapping lies where nothing was, or replaced what was (MAP_FIXED):
+  // no SVM range survives there (the MMU notifier's unmap).
+  if (result == 0) HostUnmapped(reinterpret_cast<uintptr_t>(p), length);
   return result;
 }
 
 int Simulator::Munmap(void* addr, size_t length) {
   const int result = munmap(addr, length) == 0 ? 0 : errno;
+  if (result == 0) HostUnmapped(reinterpret_cast<uintptr_t>(addr), length);
   if (tracing()) {
     Trace("munmap addr=" + HexU64(reinterpret_cast<uintptr_t>(addr)) + " len=" + HexU64(length) +
           " -> " + (result == 0 ? std::string("ok") : ErrnoName(result)));

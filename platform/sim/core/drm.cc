@@ -1,12 +1,13 @@
 // kfdsim render-node ioctls: DRM_IOCTL_VERSION, DRM_IOCTL_GET_CLIENT and
 // DRM_IOCTL_AMDGPU_INFO (ACCEL_WORKING, DEV_INFO, READ_MMR_REG), which is
-// what libdrm_amdgpu's amdgpu_device_initialize() needs.
+// what libdrm_amdgpu's amdgpu_device_initialize() needs. The GEM requests
+// (BOs created on the render node) are core/gem.cc's.
 //
 // Dispatch follows drm_ioctl(): the nr selects the ioctl; the bytes copied
 // in are the user's size when both the user's and the kernel's directions
 // include "write", the bytes copied back the user's size when both include
 // "read" (also after a failure), and the rest of the kernel's structure is
-// zero. Unknown nr -> EINVAL (recorded as unknown).
+// zero. Unknown nr (neither here nor in gem.cc) -> EINVAL (recorded as unknown).
 // Replies: VERSION 3.49 "amdgpu" (each string copied up to the user's
 // length, the length fields set to the full lengths); GET_CLIENT index 0 ->
 // authenticated, pid/uid of the process, other indices -> EINVAL (a real
@@ -115,8 +116,7 @@ int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
     kernel_cmd = drm::kIocAmdgpuInfo;
     *trace_name = "DRM_IOCTL_AMDGPU_INFO";
   } else {
-    *unknown = true;
-    return EINVAL;
+    return DrmGemIoctl(c, request, arg, trace_name, unknown);  // core/gem.cc
   }
   const uint8_t both = static_cast<uint8_t>(k::IocDir(req) & k::IocDir(kernel_cmd));
   const uint32_t usize = k::IocSize(req);

@@ -231,18 +231,11 @@ void Simulator::FreeBacking(int gpu, uint64_t offset, uint64_t size) {
 
 void Simulator::DropStorage(const std::shared_ptr<Storage>& s) {
   if (!s) return;
-  if (--s->refs == 0) FreeBacking(s->gpu, s->offset, s->size);
-}
-
-bool Simulator::SvmOverlaps(uint64_t start, uint64_t size) const {
-  if (size == 0) return false;
-  const uint64_t end = start + size;
-  auto it = svm_.upper_bound(start);
-  if (it != svm_.begin()) {
-    auto prev = std::prev(it);
-    if (prev->second.end > start) return true;
-  }
-  return it != svm_.end() && it->first < end;
+  if (--s->refs != 0) return;
+  FreeBacking(s->gpu, s->offset, s->size);
+  GpuProc& g = gpus_[static_cast<size_t>(s->gpu)];
+  if (s->account == 1) g.vram_used -= std::min(g.vram_used, s->size);
+  if (s->account == 2) g.gtt_used -= std::min(g.gtt_used, s->size);
 }
 
 int Simulator::IocAllocMemory(IoctlCtx&, void* d) {
@@ -252,9 +245,13 @@ int Simulator::IocAllocMemory(IoctlCtx&, void* d) {
   if (IsSecondary() && (a->flags & k::kAllocMemUserptr) != 0) return EOPNOTSUPP;
   std::lock_guard<std::mutex> pl(proc_mu_);
   const uint32_t flags = a->flags;
+  // An SVM range the host unmapped behind the simulator's back is gone
+  // (the kernel's MMU notifier would have removed it): re-check first.
   if (flags & k::kAllocMemUserptr) {
+    SvmPruneLocked(a->mmap_offset, a->mmap_offset + a->size);
     if (SvmOverlaps(a->mmap_offset, a->size)) return EADDRINUSE;
   } else if (!((flags & k::kAllocMemVram) && a->va_addr == 0)) {
+    SvmPruneLocked(a->va_addr, a->va_addr + a->size);
     if (SvmOverlaps(a->va_addr, a->size)) return EADDRINUSE;
   }
   const int gpu = GpuIndex(a->gpu_id);
@@ -415,9 +412,16 @@ int Simulator::IocAvailableMemory(IoctlCtx&, void* d) {
 }
 
 // dma-buf: EXPORT gives a fresh memfd standing for the BO (recognised by
-// inode); GET_DMABUF_INFO describes it; IMPORT makes a new handle on the
-// same storage of the same GPU. Importing on another GPU, metadata and
-// foreign dma-bufs are not supported (EINVAL).
+// inode; core/gem.cc NewDmabufLocked); render-node exports (gem.cc) are
+// dma-bufs too. GET_DMABUF_INFO describes one, IMPORT makes a new handle on
+// the same storage of the same GPU. Kernel facts (kfd_ioctl_get_dmabuf_info,
+// amdgpu_amdkfd_get_dmabuf_info): only VRAM or GTT BOs (else EINVAL); the
+// flags are VRAM or GTT by the preferred domains, plus PUBLIC for
+// CPU_ACCESS_REQUIRED; with a metadata_ptr the metadata size is written
+// (also when the buffer is too small: EINVAL, gpu_id and flags left as
+// passed) and the bytes copied; without one, metadata_size is left as
+// passed. Importing on another GPU and foreign dma-bufs are not
+// supported (EINVAL).
 int Simulator::IocExportDmabuf(IoctlCtx&, void* d) {
   auto* a = static_cast<k::ExportDmabufArgs*>(d);
   std::lock_guard<std::mutex> pl(proc_mu_);
@@ -427,19 +431,11 @@ int Simulator::IocExportDmabuf(IoctlCtx&, void* d) {
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
   auto it = g.bos.find(static_cast<uint32_t>(a->handle));
   if (it == g.bos.end() || !it->second.storage) return EINVAL;
-  const int fd = memfd_create("kfdsim-dmabuf", (a->flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
-  if (fd < 0) return errno;
-  struct stat st{};
-  if (fstat(fd, &st) != 0) {
-    close(fd);
-    return EIO;
+  int fd = -1;
+  if (int r = NewDmabufLocked(it->second.storage, it->second.flags, nullptr,
+                              (a->flags & O_CLOEXEC) != 0, &fd, nullptr)) {
+    return r;
   }
-  Dmabuf buf;
-  buf.storage = it->second.storage;
-  buf.storage->refs++;
-  buf.flags = it->second.flags;
-  buf.pin_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
-  dmabufs_[FileKey{static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino)}] = buf;
   a->dmabuf_fd = static_cast<uint32_t>(fd);
   return 0;
 }
@@ -460,10 +456,20 @@ int Simulator::IocGetDmabufInfo(IoctlCtx&, void* d) {
   if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
   auto it = dmabufs_.find(key);
   if (it == dmabufs_.end()) return EINVAL;
-  a->size = it->second.storage->size;
-  a->gpu_id = board_.desc.gpus[static_cast<size_t>(it->second.storage->gpu)].gpu_id;
-  a->flags = it->second.flags;
-  a->metadata_size = 0;
+  const Dmabuf& buf = it->second;
+  const uint32_t flags = DmabufKfdFlags(buf);
+  if ((flags & (k::kAllocMemVram | k::kAllocMemGtt)) == 0) return EINVAL;
+  a->size = buf.storage->size;
+  if (a->metadata_ptr != 0) {
+    static const std::vector<uint8_t> kNone;
+    const std::vector<uint8_t>& meta = buf.gem ? buf.gem->metadata : kNone;
+    const uint32_t capacity = a->metadata_size;
+    a->metadata_size = static_cast<uint32_t>(meta.size());
+    if (capacity < meta.size()) return EINVAL;
+    if (!meta.empty() && UserWrite(a->metadata_ptr, meta.data(), meta.size()) != 0) return EFAULT;
+  }
+  a->gpu_id = board_.desc.gpus[static_cast<size_t>(buf.storage->gpu)].gpu_id;
+  a->flags = flags;
   return 0;
 }
 
@@ -477,7 +483,11 @@ int Simulator::IocImportDmabuf(IoctlCtx&, void* d) {
   if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
   auto it = dmabufs_.find(key);
   if (it == dmabufs_.end() || it->second.storage->gpu != gpu) return EINVAL;
-  a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, it->second.storage, it->second.flags);
+  uint32_t flags = DmabufKfdFlags(it->second);
+  if ((flags & (k::kAllocMemVram | k::kAllocMemGtt)) == 0) return EINVAL;
+  // A render-node BO becomes a writable, executable KFD BO of its domain.
+  if (it->second.gem) flags |= k::kAllocMemWritable | k::kAllocMemExecutable;
+  a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, it->second.storage, flags);
   return 0;
 }
 
@@ -593,6 +603,9 @@ int Simulator::MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int pr
   std::lock_guard<std::mutex> pl(proc_mu_);
   GpuProc& g = gpus_[static_cast<size_t>(ctx.gpu)];
   if (length == 0) return EINVAL;
+  // A render-node BO this file holds a handle to (core/gem.cc).
+  const int gem = MmapGemLocked(ctx, addr, length, prot, flags, offset, out);
+  if (gem != ENOENT) return gem;
   const uint64_t len = AlignUp(length, page_size_);
   const Storage* hit = nullptr;
   for (const auto& [idx, bo] : g.bos) {
@@ -615,6 +628,7 @@ int Simulator::MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int pr
 
 int Simulator::MemoryUsage(uint32_t gpu_id, uint64_t* vram_used, uint64_t* gtt_used) {
   std::lock_guard<std::mutex> pl(proc_mu_);
+  DmabufCollectLocked();  // dma-bufs nobody holds no longer keep memory
   const int gpu = GpuIndex(gpu_id);
   if (gpu < 0) return EINVAL;
   if (vram_used != nullptr) *vram_used = gpus_[static_cast<size_t>(gpu)].vram_used;

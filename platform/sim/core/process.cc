@@ -1,7 +1,7 @@
 // kfdsim per-process ioctls that own no larger subsystem: GET_VERSION,
 // SET_MEMORY_POLICY, GET_CLOCK_COUNTERS, the deprecated debugger calls,
 // SET_SCRATCH_BACKING_VA, GET_TILE_CONFIG, SET_TRAP_HANDLER, SMI_EVENTS,
-// SVM (a small attribute store), SET_XNACK_MODE, CRIU_OP, RUNTIME_ENABLE,
+// SET_XNACK_MODE, CRIU_OP, RUNTIME_ENABLE,
 // DBG_TRAP (upstream 0x26 and the DKMS 0x82), CREATE_PROCESS.
 //
 // Decisions (kernel behaviour unless stated):
@@ -14,16 +14,7 @@
 //  - GET_TILE_CONFIG: 32 tile and 16 macro-tile words, all zero (what gfx9+
 //    reports); counts clamped; gb_addr_config from the board.
 //  - SMI_EVENTS: see smi.cc.
-//  - SVM: start/size page aligned and nonzero, else EINVAL; attribute types
-//    up to GRANULARITY and known gpu_ids (or SYSMEM/UNDEFINED where the
-//    kernel allows them), else EINVAL. SET stores attributes per range
-//    (ranges are split at the boundaries); GET folds them the kernel's way
-//    (locations: common value or UNDEFINED; ACCESS*: per gpu; SET_FLAGS:
-//    flags set everywhere; CLR_FLAGS: flags clear everywhere; GRANULARITY:
-//    minimum). Pages never set report the defaults. A range with a page
-//    outside every host mapping (/proc/self/maps): SET EFAULT, GET EINVAL
-//    (the kernel's svm_range_is_valid; device mappings are not told apart). No
-//    migration, no residency.
+//  - SVM: see svm.cc.
 //  - SET_XNACK_MODE: -1 queries; changing it with queues -> EBUSY; enabling
 //    needs every SOC15 GPU to support per-process XNACK (gfx90a, gfx94x,
 //    gfx950) or to run with retry faults on (noretry 0) and be older than
@@ -66,10 +57,7 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <string>
 
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
@@ -156,185 +144,6 @@ int Simulator::IocSetTrapHandler(IoctlCtx&, void* d) {
   if (Bind(gpu) != 0) return ESRCH;
   gpus_[static_cast<size_t>(gpu)].tba = a->tba_addr;
   gpus_[static_cast<size_t>(gpu)].tma = a->tma_addr;
-  return 0;
-}
-
-// ---- SVM ----
-
-namespace {
-
-// True when every page of [start, start+size) lies in a mapping of this
-// process. Read from /proc/self/maps, not probed with msync/mincore: under
-// qemu-user a 32-bit guest's whole address space is reserved in the host,
-// so those calls succeed on unmapped guest pages, while qemu serves the
-// guest's own view of the maps file. O(mappings); SVM calls only.
-bool HostRangeMapped(uint64_t start, uint64_t size) {
-  const uint64_t end = start + size;
-  if (end < start) return false;
-  std::ifstream maps("/proc/self/maps");
-  if (!maps) return true;  // cannot tell: do not refuse
-  uint64_t covered = start;  // [start, covered) is known mapped
-  std::string line;
-  while (covered < end && std::getline(maps, line)) {
-    unsigned long long lo = 0, hi = 0;
-    if (std::sscanf(line.c_str(), "%llx-%llx", &lo, &hi) != 2) continue;
-    if (lo <= covered && covered < hi) covered = hi;  // the file is sorted by address
-  }
-  return covered >= end;
-}
-
-}  // namespace
-
-int Simulator::IocSvm(IoctlCtx& c, void* d) {
-  auto* a = static_cast<k::SvmArgs*>(d);
-  if (IsSecondary()) return EOPNOTSUPP;  // SVM is the primary process's
-  const uint64_t need = sizeof(k::SvmArgs) + uint64_t{a->nattr} * sizeof(k::SvmAttribute);
-  if (need > std::max<uint64_t>(c.user_size, sizeof(k::SvmArgs))) return EINVAL;
-  if ((a->start_addr & (page_size_ - 1)) != 0 || (a->size & (page_size_ - 1)) != 0) return EINVAL;
-  if (a->start_addr == 0 || a->size == 0 || a->start_addr + a->size < a->start_addr) return EINVAL;
-  if (a->op != k::kSvmOpSetAttr && a->op != k::kSvmOpGetAttr) return EINVAL;
-  auto* attrs = reinterpret_cast<k::SvmAttribute*>(static_cast<uint8_t*>(d) + sizeof(k::SvmArgs));
-  std::lock_guard<std::mutex> pl(proc_mu_);
-  auto known = [this](uint32_t v) { return GpuIndex(v) >= 0; };
-  for (uint32_t i = 0; i < a->nattr; ++i) {
-    const uint32_t t = attrs[i].type, v = attrs[i].value;
-    switch (t) {
-      case k::kSvmAttrPreferredLoc:
-        if (a->op == k::kSvmOpSetAttr && v != k::kSvmLocationSysmem &&
-            v != k::kSvmLocationUndefined && !known(v)) {
-          return EINVAL;
-        }
-        break;
-      case k::kSvmAttrPrefetchLoc:
-        if (a->op == k::kSvmOpSetAttr && v != k::kSvmLocationSysmem && !known(v)) return EINVAL;
-        break;
-      case k::kSvmAttrAccess:
-      case k::kSvmAttrAccessInPlace:
-      case k::kSvmAttrNoAccess:
-        if (!known(v)) return EINVAL;
-        break;
-      case k::kSvmAttrSetFlags:
-      case k::kSvmAttrClrFlags:
-      case k::kSvmAttrGranularity:
-        break;
-      default:
-        return EINVAL;
-    }
-  }
-  const uint64_t start = a->start_addr, end = a->start_addr + a->size;
-  // The kernel's svm_range_is_valid: every page must lie in a VMA of the
-  // process (SET: EFAULT, GET: EINVAL). msync reports unmapped pages.
-  if (!HostRangeMapped(start, a->size)) return a->op == k::kSvmOpSetAttr ? EFAULT : EINVAL;
-  SvmRange defaults;
-  if (xnack_enabled_) {
-    for (const GpuDesc& g : board_.desc.gpus) defaults.access[g.gpu_id] = k::kSvmAttrAccess;
-  }
-  if (a->op == k::kSvmOpSetAttr) {
-    // Split the ranges straddling the boundaries, then fill the gaps.
-    auto split = [this](uint64_t at) {
-      auto it = svm_.upper_bound(at);
-      if (it == svm_.begin()) return;
-      --it;
-      if (it->first < at && it->second.end > at) {
-        SvmRange tail = it->second;
-        it->second.end = at;
-        svm_.emplace(at, tail);
-      }
-    };
-    split(start);
-    split(end);
-    uint64_t cursor = start;
-    for (auto it = svm_.lower_bound(start); cursor < end;) {
-      const uint64_t next = (it == svm_.end() || it->first >= end) ? end : it->first;
-      if (cursor < next) {
-        SvmRange r = defaults;
-        r.end = next;
-        svm_.emplace(cursor, r);
-      }
-      if (it == svm_.end() || it->first >= end) break;
-      cursor = it->second.end;
-      ++it;
-    }
-    for (auto it = svm_.lower_bound(start); it != svm_.end() && it->first < end; ++it) {
-      SvmRange& r = it->second;
-      for (uint32_t i = 0; i < a->nattr; ++i) {
-        const uint32_t t = attrs[i].type, v = attrs[i].value;
-        switch (t) {
-          case k::kSvmAttrPreferredLoc: r.preferred = v; break;
-          case k::kSvmAttrPrefetchLoc: r.prefetch = v; break;
-          case k::kSvmAttrAccess:
-          case k::kSvmAttrAccessInPlace:
-          case k::kSvmAttrNoAccess: r.access[v] = t; break;
-          case k::kSvmAttrSetFlags: r.flags |= v; break;
-          case k::kSvmAttrClrFlags: r.flags &= ~v; break;
-          case k::kSvmAttrGranularity: r.granularity = std::min(v, 0x3Fu); break;
-          default: break;
-        }
-      }
-    }
-    return 0;
-  }
-  // GET: fold over the covered ranges and the uncovered gaps (defaults).
-  std::vector<const SvmRange*> parts;
-  uint64_t cursor = start;
-  bool gap = false;
-  auto it = svm_.upper_bound(start);
-  if (it != svm_.begin() && std::prev(it)->second.end > start) --it;
-  for (; it != svm_.end() && it->first < end; ++it) {
-    if (it->first > cursor) gap = true;
-    parts.push_back(&it->second);
-    cursor = it->second.end;
-  }
-  if (cursor < end) gap = true;
-  if (gap) parts.push_back(&defaults);
-  for (uint32_t i = 0; i < a->nattr; ++i) {
-    k::SvmAttribute& at = attrs[i];
-    switch (at.type) {
-      case k::kSvmAttrPreferredLoc:
-      case k::kSvmAttrPrefetchLoc: {
-        const bool pref = at.type == k::kSvmAttrPreferredLoc;
-        uint32_t v = pref ? parts[0]->preferred : parts[0]->prefetch;
-        for (const SvmRange* r : parts) {
-          if ((pref ? r->preferred : r->prefetch) != v) v = k::kSvmLocationUndefined;
-        }
-        at.value = v;
-        break;
-      }
-      case k::kSvmAttrAccess:
-      case k::kSvmAttrAccessInPlace:
-      case k::kSvmAttrNoAccess: {
-        bool all_access = true, all_in_place = true;
-        for (const SvmRange* r : parts) {
-          auto f = r->access.find(at.value);
-          const uint32_t t = f == r->access.end() ? k::kSvmAttrNoAccess : f->second;
-          if (t != k::kSvmAttrAccess) all_access = false;
-          if (t != k::kSvmAttrAccessInPlace) all_in_place = false;
-        }
-        at.type = all_access ? k::kSvmAttrAccess
-                             : (all_in_place ? k::kSvmAttrAccessInPlace : k::kSvmAttrNoAccess);
-        break;
-      }
-      case k::kSvmAttrSetFlags: {
-        uint32_t v = k::kSvmFlagKnownMask;
-        for (const SvmRange* r : parts) v &= r->flags;
-        at.value = v;
-        break;
-      }
-      case k::kSvmAttrClrFlags: {
-        uint32_t v = k::kSvmFlagKnownMask;
-        for (const SvmRange* r : parts) v &= ~r->flags;
-        at.value = v;
-        break;
-      }
-      case k::kSvmAttrGranularity: {
-        uint32_t v = 0x3F;
-        for (const SvmRange* r : parts) v = std::min(v, r->granularity);
-        at.value = v;
-        break;
-      }
-      default: break;
-    }
-  }
   return 0;
 }
 

@@ -97,6 +97,11 @@ KernelQueueSizes ComputeKernelQueueSizes(const GpuDesc& g, uint64_t page);
 // added the check at KFD 1.16, so 1.16 kernels may or may not have it).
 inline constexpr uint32_t kMinorQueueBufferCheck = 17;
 
+// Marks the calling thread as one of the simulator's own (core/svm.cc):
+// host unmaps reported from it are ignored, so an interposed mmap/munmap
+// reached from its allocations never re-enters the simulator's locks.
+void MarkInternalThread();
+
 class Simulator {
  public:
   explicit Simulator(Board board);
@@ -205,9 +210,34 @@ class Simulator {
   // in kThread mode). Same calling rules as SetEngineMode.
   void StopEngineThread();
 
+  // ---- SVM (svm.cc) ----
+  // The MMU notifier: the host unmapped [addr, addr + length) (a munmap,
+  // or a new mapping there). SVM ranges there are split or removed as
+  // svm_range_unmap_from_cpu does, with the UNMAP_FROM_GPU SMI records of
+  // the GPUs they were mapped on. Front ends call it after every munmap
+  // and mmap they see; SVM and ALLOC calls also re-check the ranges they
+  // touch against the host mappings (unmaps nobody reported).
+  void HostUnmapped(uint64_t addr, uint64_t length);
+  // A GPU of the board touching [va, va + size) as its engines would:
+  // 0 when SVM memory there is reachable (after a recovered retry fault
+  // with XNACK on: PAGE_FAULT_START/END and migration SMI records),
+  // ENOENT when it is not SVM memory, EFAULT for a GPU fault, EINVAL for
+  // an unknown gpu.
+  int SvmGpuTouch(uint32_t gpu_id, uint64_t va, uint64_t size, bool write);
+  struct SvmRangeInfo {
+    uint64_t start = 0, end = 0;  // the range holding the address
+    uint32_t actual_loc = 0;      // 0: system memory, else the gpu_id holding it
+    bool mapped_to_gpu = false;
+    uint32_t mapped_gpus = 0;     // GPUs whose page tables map it
+  };
+  // ENOENT when no SVM range holds `addr`.
+  int SvmRangeAt(uint64_t addr, SvmRangeInfo* out);
+
   // ---- state queries (tests, front ends) ----
   int MemoryUsage(uint32_t gpu_id, uint64_t* vram_used, uint64_t* gtt_used);
   size_t BoCount();
+  // Render-node BOs alive (held by a GEM handle or a dma-buf).
+  size_t GemObjectCount();
   size_t QueueCount();
   bool VmAcquired(uint32_t gpu_id);
   // Drops all per-process state (BOs, events, queues, VMs, SVM) and every
@@ -222,7 +252,7 @@ class Simulator {
   // What the primary process holds now (kfdsim_process_stats).
   struct ProcessStats {
     uint32_t bos = 0, event_page_bos = 0, gpu_mappings = 0, queues = 0, events = 0,
-             svm_ranges = 0, kfd_fds = 0, render_fds = 0;
+             svm_ranges = 0, kfd_fds = 0, render_fds = 0, gem_objects = 0;
   };
   ProcessStats Stats();
 
@@ -256,6 +286,10 @@ class Simulator {
     uint64_t offset = 0;
     uint64_t size = 0;
     int refs = 0;
+    // Render-node (GEM) BOs: the memory is accounted as long as the
+    // storage lives, and released with it (1 VRAM, 2 GTT, 0 none). KFD BOs
+    // account at ALLOC/FREE instead.
+    int account = 0;
   };
   struct Bo {
     uint64_t va = 0;
@@ -334,6 +368,54 @@ class Simulator {
   uint64_t AddAliasBo(int gpu, uint32_t gpu_id, uint64_t va, const std::shared_ptr<Storage>& storage,
                       uint32_t flags);
   int IocIpcImport(IoctlCtx& c, void* d);
+
+  // ---------------- gem.cc (proc_mu_ held unless noted) ----------------
+  // A BO created on a render node (GEM_CREATE / GEM_USERPTR), or the GEM
+  // view of a KFD BO imported there through its dma-buf. Shared by the
+  // handles of every DRM file that has one and by its dma-buf; the last
+  // reference drops the storage (GemRef's deleter, run under proc_mu_).
+  struct GemObject {
+    int gpu = -1;
+    std::shared_ptr<Storage> storage;  // null for userptr objects
+    uint64_t size = 0;                 // bytes, page aligned
+    uint64_t alignment = 0, domains = 0, flags = 0;  // GEM_OP's create info
+    uint64_t userptr = 0;
+    uint64_t tiling = 0, metadata_flags = 0;
+    std::vector<uint8_t> metadata;  // GEM_METADATA, at most 256 bytes
+    FileKey dmabuf{};               // its dma-buf, when exported (dmabufs_ key)
+    bool exported = false;
+  };
+  using GemRef = std::shared_ptr<GemObject>;
+  struct GemFile {  // the GEM handles of one DRM file (IDR from 1)
+    IdPool ids{1};
+    std::map<uint32_t, GemRef> handles;
+  };
+  GemRef NewGemLocked(int gpu, const std::shared_ptr<Storage>& storage);
+  int DrmGemIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+                  bool* unknown);
+  int IocGemClose(IoctlCtx& c, void* d);
+  int IocPrimeHandleToFd(IoctlCtx& c, void* d);
+  int IocPrimeFdToHandle(IoctlCtx& c, void* d);
+  int IocGemCreate(IoctlCtx& c, void* d);
+  int IocGemMmap(IoctlCtx& c, void* d);
+  int IocGemMetadata(IoctlCtx& c, void* d);
+  int IocGemWaitIdle(IoctlCtx& c, void* d);
+  int IocGemOp(IoctlCtx& c, void* d);
+  int IocGemUserptr(IoctlCtx& c, void* d);
+  GemRef* GemLookupLocked(const IoctlCtx& c, uint32_t handle);
+  // A new dma-buf fd for `storage` (sized like it, so lseek(SEEK_END)
+  // gives the size), registered in dmabufs_ with its own storage reference.
+  int NewDmabufLocked(const std::shared_ptr<Storage>& storage, uint32_t kfd_flags, GemRef gem,
+                      bool cloexec, int* out_fd, FileKey* out_key);
+  // Forgets the dma-bufs no descriptor of the process refers to any more
+  // (the simulator's pin aside), as the kernel releases a dma-buf with its
+  // last file reference.
+  void DmabufCollectLocked();
+  // The GEM handles of a DRM file die with it (drm_gem_release).
+  void GemFileClosedLocked(const FileKey& key);
+  // mmap of a GEM object this file has a handle to; ENOENT when none holds `offset`.
+  int MmapGemLocked(const IoctlCtx& ctx, void* addr, size_t length, int prot, int flags,
+                    uint64_t offset, void** out);
 
   // ---------------- events.cc ----------------
   struct Waiter;
@@ -436,16 +518,48 @@ class Simulator {
   // Reads `n` bytes of the ring at byte offset `off` (modulo the ring size).
   int RingRead(const Queue& q, uint64_t off, void* dst, uint64_t n);
 
-  // ---------------- process.cc ----------------
+  // ---------------- svm.cc (proc_mu_ held unless noted) ----------------
   struct SvmRange {
     uint64_t end = 0;  // exclusive
     uint32_t preferred = hke::kfd::kSvmLocationUndefined;
     uint32_t prefetch = hke::kfd::kSvmLocationUndefined;
     uint32_t flags = hke::kfd::kSvmFlagHostAccess | hke::kfd::kSvmFlagCoherent;
     uint32_t granularity = 9;
-    std::map<uint32_t, uint32_t> access;  // gpu_id -> kSvmAttrAccess/InPlace/NoAccess
+    // gpu_id -> kSvmAttrAccess or kSvmAttrAccessInPlace (the kernel's
+    // bitmap_access / bitmap_aip); a GPU not listed has no access.
+    std::map<uint32_t, uint32_t> access;
+    uint32_t actual_loc = 0;         // 0: system memory, else the gpu_id holding the pages
+    bool mapped_to_gpu = false;      // the kernel's prange->mapped_to_gpu
+    std::vector<uint32_t> mapped_on;  // gpu_ids whose page tables map the range
   };
-  bool SvmOverlaps(uint64_t start, uint64_t size) const;  // proc_mu_ held
+  using SvmMap = std::map<uint64_t, SvmRange>;
+  bool SvmOverlaps(uint64_t start, uint64_t size) const;
+  bool SvmSupported(int gpu) const;  // the kernel's bitmap_supported
+  SvmMap::iterator SvmFind(uint64_t addr);
+  SvmMap::iterator SvmSplit(uint64_t at);  // range starting at `at` after the split
+  SvmRange SvmDefaults() const;
+  // The MMU notifier's unmap (svm_range_unmap_from_cpu) of [start, end).
+  void SvmUnmapLocked(uint64_t start, uint64_t end);
+  // Unmaps the parts of ranges overlapping [start, end) that are no longer
+  // host memory (host unmaps the simulator did not see).
+  void SvmPruneLocked(uint64_t start, uint64_t end);
+  // 0, EFAULT (not host memory) or EADDRINUSE (a mapped KFD BO overlaps).
+  int SvmRangeValid(uint64_t start, uint64_t end) const;
+  void SvmSendLocked(uint32_t gpu_id, uint32_t event, const std::string& fields);
+  void SvmMigrateLocked(SvmRange& r, uint64_t start, uint64_t end, uint32_t to, uint32_t trigger);
+  uint32_t SvmBestPrefetch(const SvmRange& r) const;
+  bool SvmSameHive(uint32_t a, uint32_t b) const;
+  // A GPU retry fault (XNACK on) at `va` in range `it`: 0 when recovered.
+  int SvmRestoreLocked(int gpu, SvmMap::iterator it, uint64_t va, bool write);
+  // An unregistered range around `va` (XNACK fault on host memory not in
+  // any range); svm_.end() when the page is not host memory.
+  SvmMap::iterator SvmCreateUnregisteredLocked(uint64_t va);
+  // The GPU's access to SVM memory [va, end): 0 with *hit (host pages at
+  // va), 0 without (not SVM memory), or EFAULT.
+  int SvmGpuAccessLocked(int gpu, uint64_t va, uint64_t end, bool write, bool* hit);
+  int IocSvm(IoctlCtx& c, void* d);
+
+  // ---------------- process.cc ----------------
   int IocGetVersion(IoctlCtx& c, void* d);
   int IocSetMemoryPolicy(IoctlCtx& c, void* d);
   int IocGetClockCounters(IoctlCtx& c, void* d);
@@ -454,7 +568,6 @@ class Simulator {
   int IocGetTileConfig(IoctlCtx& c, void* d);
   int IocSetTrapHandler(IoctlCtx& c, void* d);
   int IocSmiEvents(IoctlCtx& c, void* d);
-  int IocSvm(IoctlCtx& c, void* d);
   int IocSetXnackMode(IoctlCtx& c, void* d);
   int IocCriu(IoctlCtx& c, void* d);
   int IocRuntimeEnable(IoctlCtx& c, void* d);
@@ -527,13 +640,17 @@ class Simulator {
   std::vector<GpuProc> gpus_;
   std::map<uint32_t, Queue> queues_;
   IdPool queue_ids_;
-  std::map<uint64_t, SvmRange> svm_;  // start -> range, non-overlapping
+  SvmMap svm_;  // start -> range, non-overlapping
   struct Dmabuf {
     std::shared_ptr<Storage> storage;
     uint32_t flags = 0;  // allocation flags of the exported BO
     int pin_fd = -1;     // internal dup keeping the inode (the key) alive
+    GemRef gem;          // the GEM object (render-node exports, or made on first import)
   };
+  // KFD allocation flags GET_DMABUF_INFO reports for a dma-buf.
+  static uint32_t DmabufKfdFlags(const Dmabuf& b);
   std::map<FileKey, Dmabuf> dmabufs_;  // exported dma-buf fds, by inode
+  std::map<FileKey, GemFile> gem_files_;  // GEM handles per DRM file (gem.cc)
   // IPC share handles (DKMS IPC_EXPORT_HANDLE): 4 words -> the storage.
   struct IpcShare {
     std::shared_ptr<Storage> storage;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstring>
 
 namespace kfdsim {
@@ -92,6 +93,35 @@ bool UserRangeOk(uint64_t addr, uint64_t size) {
   constexpr uint64_t kUserTop = (1ull << 47) - 4096;
   if (sizeof(void*) == 4) return addr <= 0xFFFFFFFFull && size <= 0x100000000ull - addr;
   return addr <= kUserTop && size <= kUserTop - addr;
+}
+
+bool ReadHostMappings(std::vector<std::pair<uint64_t, uint64_t>>* out) {
+  out->clear();
+  FILE* f = std::fopen("/proc/self/maps", "re");
+  if (f == nullptr) return false;
+  char line[512];
+  while (std::fgets(line, sizeof(line), f) != nullptr) {
+    unsigned long long lo = 0, hi = 0;
+    if (std::sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo < hi) out->emplace_back(lo, hi);
+    // A line longer than the buffer: skip its rest.
+    while (std::strchr(line, '\n') == nullptr && std::fgets(line, sizeof(line), f) != nullptr) {
+    }
+  }
+  std::fclose(f);
+  return true;
+}
+
+bool HostRangeMapped(uint64_t start, uint64_t size) {
+  const uint64_t end = start + size;
+  if (end < start) return false;
+  std::vector<std::pair<uint64_t, uint64_t>> maps;
+  if (!ReadHostMappings(&maps)) return true;  // cannot tell: do not refuse
+  uint64_t covered = start;  // [start, covered) is known mapped
+  for (const auto& [lo, hi] : maps) {
+    if (covered >= end) break;
+    if (lo <= covered && covered < hi) covered = hi;  // sorted by address
+  }
+  return covered >= end;
 }
 
 std::string ErrnoName(int error) {

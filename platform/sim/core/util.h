@@ -12,6 +12,8 @@
 #include <iterator>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kfdsim {
 
@@ -25,6 +27,16 @@ int UserWrite(uint64_t user_dst, const void* src, size_t n);
 // The kernel's access_ok(): the range lies in the user half of the
 // address space and does not wrap.
 bool UserRangeOk(uint64_t addr, uint64_t size);
+
+// The process's mappings (VMAs) as sorted [start, end) pairs, read from
+// /proc/self/maps rather than probed with msync/mincore: under qemu-user a
+// 32-bit guest's whole address space is reserved in the host, so those
+// calls succeed on unmapped guest pages, while qemu serves the guest's own
+// maps file. False when the file cannot be read.
+bool ReadHostMappings(std::vector<std::pair<uint64_t, uint64_t>>* out);
+// True when every page of [start, start + size) lies in a mapping (also
+// when the maps cannot be read: cannot tell, do not refuse).
+bool HostRangeMapped(uint64_t start, uint64_t size);
 
 // "EINVAL", ...; "E<n>" for numbers without a name.
 std::string ErrnoName(int error);

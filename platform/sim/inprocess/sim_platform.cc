@@ -104,10 +104,19 @@ int Mmap(void* self, void* addr, size_t length, uint32_t prot, uint32_t flags, i
     return kfdsim_mmap(Sim(self), addr, length, HostProt(prot), HostMapFlags(flags), fd, offset,
                        out_addr);
   }
-  return Host().mmap(nullptr, addr, length, prot, flags, fd, offset, out_addr);
+  const int r = Host().mmap(nullptr, addr, length, prot, flags, fd, offset, out_addr);
+  // A new mapping lies where nothing was mapped, or replaced what was
+  // (MAP_FIXED): either way no SVM range may remain there (the simulated
+  // MMU notifier; the simulator's own fds tell it themselves).
+  if (r == 0) kfdsim_host_unmapped(Sim(self), *out_addr, length);
+  return r;
 }
 
-int Munmap(void*, void* addr, size_t length) { return Host().munmap(nullptr, addr, length); }
+int Munmap(void* self, void* addr, size_t length) {
+  const int r = Host().munmap(nullptr, addr, length);
+  if (r == 0) kfdsim_host_unmapped(Sim(self), addr, length);
+  return r;
+}
 
 int Madvise(void*, void* addr, size_t length, uint32_t advice) {
   return Host().madvise(nullptr, addr, length, advice);

@@ -25,7 +25,13 @@
 // process that wrote it removes it at exit.
 //
 // Devices: /dev/kfd and /dev/dri/renderD<n> are memfds created by the core;
-// dup'ed descriptors are recognised by inode. A forked child that uses the
+// dup'ed descriptors are recognised by inode.
+//
+// Host unmaps: every munmap, and every new mapping (made where nothing was
+// mapped, or replacing pages with MAP_FIXED), are reported to the
+// simulator (kfdsim_host_unmapped) so SVM ranges follow the host mappings
+// as the kernel's MMU notifier keeps them; unmaps by raw syscalls are
+// noticed by the core at its next SVM or ALLOC call. A forked child that uses the
 // parent's KFD descriptor gets EBADF, as from the kernel, and may reopen.
 //
 // Recursion: the core itself calls open/mmap/close; a per-thread guard
@@ -41,9 +47,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -169,6 +177,13 @@ struct State {
   pid_t trace_pid = 0;
 };
 
+// The simulator of this process and the process it belongs to, readable
+// without S().mu (munmap/mmap report host unmaps from any thread, even one
+// inside the simulator's engines; taking the shim's lock there could
+// invert the lock order).
+std::atomic<kfdsim_t*> g_sim_ptr{nullptr};
+std::atomic<pid_t> g_sim_pid{0};
+
 State& S() {
   static State* s = new State();  // never destroyed: used until the very end
   return *s;
@@ -286,6 +301,7 @@ kfdsim_t* SimLocked() {
     // A forked child: start over as a new process of the same board.
     kfdsim_reset_process(s.sim);
     s.sim_pid = pid;
+    g_sim_pid.store(pid, std::memory_order_release);
   }
   if (s.sim != nullptr) return s.sim;
   kfdsim_options o;
@@ -309,6 +325,8 @@ kfdsim_t* SimLocked() {
   ApplyFaults(sim);
   s.sim = sim;
   s.sim_pid = pid;
+  g_sim_pid.store(pid, std::memory_order_release);
+  g_sim_ptr.store(sim, std::memory_order_release);
   return sim;
 }
 
@@ -651,6 +669,19 @@ KFDSIM_EXPORT int ioctl(int fd, unsigned long request, ...) {
   return g_real.ioctl(fd, request, arg);
 }
 
+// Tells the simulator (if this process has one) that host pages went
+// away, so SVM ranges there are split or removed as the kernel's MMU
+// notifier does. Never creates the simulator.
+static void NotifyUnmapped(const void* addr, size_t length) {
+  // munmap/mmap run from malloc and the loader long before (or without)
+  // any simulator: no lock, no allocation on this path.
+  if (g_guard != 0) return;
+  kfdsim_t* sim = g_sim_ptr.load(std::memory_order_acquire);
+  if (sim == nullptr || g_sim_pid.load(std::memory_order_acquire) != getpid()) return;
+  Guard g;
+  kfdsim_host_unmapped(sim, addr, length);
+}
+
 static void* MmapCommon(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
                         bool large) {
   ResolveReal();
@@ -671,8 +702,12 @@ static void* MmapCommon(void* addr, size_t length, int prot, int flags, int fd, 
       return out;
     }
   }
-  return large ? g_real.mmap64(addr, length, prot, flags, fd, static_cast<off64_t>(offset))
-               : g_real.mmap(addr, length, prot, flags, fd, static_cast<off_t>(offset));
+  void* p = large ? g_real.mmap64(addr, length, prot, flags, fd, static_cast<off64_t>(offset))
+                  : g_real.mmap(addr, length, prot, flags, fd, static_cast<off_t>(offset));
+  // A new mapping lies where nothing was mapped, or replaced what was
+  // (MAP_FIXED): no SVM range survives there (the MMU notifier's unmap).
+  if (p != MAP_FAILED) NotifyUnmapped(p, length);
+  return p;
 }
 
 KFDSIM_EXPORT void* mmap(void* addr, size_t length, int prot, int flags, int fd, off_t offset) {
@@ -684,6 +719,17 @@ KFDSIM_EXPORT void* mmap(void* addr, size_t length, int prot, int flags, int fd,
 
 KFDSIM_EXPORT void* mmap64(void* addr, size_t length, int prot, int flags, int fd, off64_t offset) {
   return MmapCommon(addr, length, prot, flags, fd, static_cast<uint64_t>(offset), true);
+}
+
+KFDSIM_EXPORT int munmap(void* addr, size_t length) {
+  // The raw system call: no symbol lookup, so it is safe however early.
+  const int r = static_cast<int>(syscall(SYS_munmap, addr, length));
+  if (r == 0) {
+    const int saved = errno;
+    NotifyUnmapped(addr, length);
+    errno = saved;
+  }
+  return r;
 }
 
 KFDSIM_EXPORT int close(int fd) {

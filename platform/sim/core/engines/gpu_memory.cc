@@ -13,8 +13,9 @@
 //     is runs (a GPU ringing another queue, e.g. a PM4 WRITE_DATA or SDMA
 //     write/fence); a read returns the doorbell. MMIO BOs are not memory:
 //     an access faults.
-//  2. An SVM range (GPU VA == host VA) containing the whole range, unless
-//     this GPU's access attribute is NO_ACCESS: the host pages.
+//  2. SVM ranges (GPU VA == host VA) covering the range and mapped on this
+//     GPU (core/svm.cc; with XNACK on, a retry fault maps them): the host
+//     pages.
 //  3. On an APU only, any other user address: the host pages (the GPU
 //     shares the process page tables, as with IOMMUv2/ATS; this is also how
 //     a kernel-allocated event page is reached there).
@@ -163,16 +164,11 @@ int Simulator::GpuAccess(int gpu, uint64_t va, void* buf, uint64_t n, bool write
     if (res.target != Target::kNone) break;
   }
   if (res.target == Target::kNone) {
-    auto it = svm_.upper_bound(va);
-    if (it != svm_.begin()) {
-      --it;
-      if (va >= it->first && va < it->second.end) {
-        if (end > it->second.end) return EFAULT;
-        auto acc = it->second.access.find(gpu_id);
-        if (acc != it->second.access.end() && acc->second == k::kSvmAttrNoAccess) return EFAULT;
-        res.target = Target::kUser;
-        res.address = va;
-      }
+    bool svm_hit = false;
+    if (SvmGpuAccessLocked(gpu, va, end, write, &svm_hit) != 0) return EFAULT;
+    if (svm_hit) {
+      res.target = Target::kUser;
+      res.address = va;
     }
   }
   if (res.target == Target::kNone && board_.desc.gpus[static_cast<size_t>(gpu)].is_apu &&

@@ -367,6 +367,7 @@ void Simulator::EngineQueueCreatedLocked() {
 }
 
 void Simulator::EngineThreadMain() {
+  MarkInternalThread();  // its allocations' mmaps must not report host unmaps back
   auto delay = kPollFast;
   bool have_queues = true;
   for (;;) {
