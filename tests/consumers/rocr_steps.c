@@ -30,10 +30,13 @@
  *   GPU pair (the link type printed: PCIe or xGMI), and
  *   hsa_amd_memory_lock/unlock of an unaligned malloc'd range used as the
  *   source and the destination of copies on every GPU.
- * queue: per GPU, hsa_queue_create with a private segment (scratch), a
+ * queue: per GPU, hsa_queue_create (ROCR's default private segment: the
+ *   queue gets the scratch base of the agent's scratch pool, which hsa_init
+ *   reserved through the thunk), a
  *   barrier-AND with a completion signal, a barrier-AND blocked on a signal
  *   (a wait with a timeout must see it blocked) until the host releases it,
- *   a barrier-OR, CU masks set and read back (then a barrier still runs),
+ *   a barrier-OR, a CU mask of every other CU set (hsa_amd_queue_cu_set_mask
+ *   -> the thunk's SetQueueCUMask) and read back, then a barrier still runs,
  *   hsa_queue_destroy; signal waits that time out.
  * Every phase ends with hsa_shut_down.
  *
@@ -642,10 +645,14 @@ static void queue_on_gpu(struct agent* gpu) {
   if (size > max_size) size = max_size;
   hsa_queue_t* q = NULL;
   snprintf(name, sizeof(name), "queue/node%u/create", gpu->node);
+  /* Private segment UINT32_MAX: ROCR's default (scratch per its profile).
+   * An explicit size fails with OUT_OF_RESOURCES in ROCR 1.18 whatever the
+   * thunk: QueueCreate's ScratchInfo starts with use_once_limit 0, so the
+   * request takes the single-use path with a dispatch size of 0. */
   if (s == HSA_STATUS_SUCCESS) s = hsa_queue_create(gpu->handle, size, HSA_QUEUE_TYPE_MULTI, on_queue_error, NULL,
-                                                    512, 0, &q);
+                                                    UINT32_MAX, UINT32_MAX, &q);
   char detail[64];
-  snprintf(detail, sizeof(detail), "size=%u private=512", size);
+  snprintf(detail, sizeof(detail), "size=%u", size);
   if (!report_status(name, s, detail)) {
     snprintf(name, sizeof(name), "queue/node%u/packets", gpu->node);
     skipped(name, "create");
@@ -690,16 +697,20 @@ static void queue_on_gpu(struct agent* gpu) {
     for (uint32_t c = 0; c < cus; c += 2) mask[c / 32] |= 1u << (c % 32);
     snprintf(name, sizeof(name), "queue/node%u/cu-mask-set", gpu->node);
     snprintf(detail, sizeof(detail), "%u of %u CUs", (cus + 1) / 2, cus);
-    s = hsa_amd_queue_cu_set_mask(q, cus, mask);
+    const uint32_t bits = (cus + 31) / 32 * 32;  /* the API takes whole dwords of bits */
+    s = hsa_amd_queue_cu_set_mask(q, bits, mask);
     report_status(name, s, detail);
     if (s == HSA_STATUS_SUCCESS) {
       memset(back, 0, sizeof(back));
-      s = hsa_amd_queue_cu_get_mask(q, cus, back);
+      s = hsa_amd_queue_cu_get_mask(q, bits, back);
+      /* The words read back are printed, not compared with the mask set:
+       * ROCR 1.18's SetCUMasking returns right after the thunk call and
+       * never records the new mask, so get_mask answers the previous one
+       * (all CUs) on any thunk. Both runs must print the same words. */
+      char words[64];
+      snprintf(words, sizeof(words), "read %08x %08x %08x %08x", back[0], back[1], back[2], back[3]);
       snprintf(name, sizeof(name), "queue/node%u/cu-mask-get", gpu->node);
-      if (report_status(name, s, NULL)) {
-        snprintf(name, sizeof(name), "queue/node%u/cu-mask-same", gpu->node);
-        report(name, memcmp(mask, back, (cus + 31) / 32 * 4) == 0, "the mask read back differs", NULL);
-      }
+      report_status(name, s, words);
     }
     hsa_signal_store_screlease(done, 1);
     submit_barrier(q, 0, NULL, 0, done);
