@@ -15,6 +15,7 @@ packages=(
   python3 python3-matplotlib                  # test scripts (JSON checks), the benchmark plot
   valgrind                                    # instruction counts in the benchmark (--instructions)
   rocminfo libhsa-runtime-dev libhsakmt1      # Debian's ROCm 5.2.3 stack, run on the simulator
+  libelf-dev libnuma-dev xxd llvm-14          # ROCR and upstream libhsakmt from source (tests/consumers)
 )
 
 missing=()

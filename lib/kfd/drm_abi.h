@@ -42,6 +42,13 @@ struct Client {
 };
 static_assert(sizeof(Client) == (sizeof(void*) == 8 ? 40 : 24));
 
+// DRM_IOCTL_GET_UNIQUE: the device's bus id ("pci:DDDD:BB:DD.F").
+struct Unique {
+  size_t unique_len;  // in: capacity; out: full length (no NUL)
+  char* unique;              // out: the text, not NUL-terminated
+};
+static_assert(sizeof(Unique) == 2 * sizeof(void*));
+
 // drm_amdgpu_info.query values the library uses.
 constexpr uint32_t kAmdgpuInfoAccelWorking = 0x00;
 constexpr uint32_t kAmdgpuInfoReadMmrReg = 0x15;
@@ -155,6 +162,7 @@ constexpr uint8_t kDrmCommandBase = 0x40;
 constexpr uint8_t kDrmAmdgpuInfoNr = 0x05;
 
 constexpr uint32_t kIocVersion = IocEncode(kIocReadWrite, kDrmIocType, 0x00, sizeof(Version));
+constexpr uint32_t kIocGetUnique = IocEncode(kIocReadWrite, kDrmIocType, 0x01, sizeof(Unique));
 constexpr uint32_t kIocGetClient = IocEncode(kIocReadWrite, kDrmIocType, 0x05, sizeof(Client));
 constexpr uint32_t kIocAmdgpuInfo =
     IocEncode(kIocWrite, kDrmIocType, kDrmCommandBase + kDrmAmdgpuInfoNr, sizeof(AmdgpuInfo));

@@ -95,6 +95,18 @@ int kfdsim_list_dir(kfdsim_t* sim, const char* path, kfdsim_dirent_fn fn, void* 
   return 0;
 }
 
+int kfdsim_device_number(kfdsim_t* sim, int fd, const char* path, uint32_t* out_major,
+                         uint32_t* out_minor) {
+  if (sim == nullptr || out_major == nullptr || out_minor == nullptr) return EINVAL;
+  return sim->sim.DeviceNumber(fd, path, out_major, out_minor);
+}
+
+int kfdsim_drm_sysfs(kfdsim_t* sim, kfdsim_sysfs_fn fn, void* user) {
+  if (sim == nullptr || fn == nullptr) return EINVAL;
+  sim->sim.DrmSysfs(fn, user);
+  return 0;
+}
+
 uint32_t kfdsim_cpu_count(kfdsim_t* sim) { return sim == nullptr ? 0 : sim->sim.desc().cpu_count; }
 
 void kfdsim_set_trace(kfdsim_t* sim, kfdsim_trace_fn fn, void* user) {

@@ -37,6 +37,7 @@ typedef void (*kfdsim_trace_fn)(void* user, const char* line, size_t length);
 #define KFDSIM_FILE_REGULAR 1u
 #define KFDSIM_FILE_DIR 2u
 #define KFDSIM_FILE_DEVICE 3u
+#define KFDSIM_FILE_SYMLINK 4u /* only in kfdsim_drm_sysfs */
 
 typedef struct kfdsim_options {
   uint32_t struct_size;    /* sizeof(kfdsim_options) */
@@ -82,6 +83,19 @@ KFDSIM_API int kfdsim_read_file(kfdsim_t* sim, const char* path, char* buf, size
 /* Calls fn once per entry; a nonzero return from fn stops the listing. */
 typedef int (*kfdsim_dirent_fn)(void* user, const char* name, uint32_t kind);
 KFDSIM_API int kfdsim_list_dir(kfdsim_t* sim, const char* path, kfdsim_dirent_fn fn, void* user);
+/* ---- DRM device identity (core/drm.cc) ---- */
+/* The device number a real render node has (226:<minor>), for a simulated
+ * render-node descriptor (fd >= 0) or its /dev/dri path (fd < 0, path set);
+ * ENOENT otherwise. Front ends report it from fstat/stat. */
+KFDSIM_API int kfdsim_device_number(kfdsim_t* sim, int fd, const char* path, uint32_t* out_major,
+                                    uint32_t* out_minor);
+/* Walks the sysfs entries that describe the render nodes' devices (see
+ * Simulator::DrmSysfs): kind KFDSIM_FILE_DIR, KFDSIM_FILE_REGULAR (data =
+ * contents) or KFDSIM_FILE_SYMLINK (data = relative target); parents come
+ * first. A nonzero return from fn stops the walk. */
+typedef int (*kfdsim_sysfs_fn)(void* user, const char* path, uint32_t kind, const char* data,
+                               size_t length);
+KFDSIM_API int kfdsim_drm_sysfs(kfdsim_t* sim, kfdsim_sysfs_fn fn, void* user);
 /* CPU count the board reports (get_nprocs). */
 KFDSIM_API uint32_t kfdsim_cpu_count(kfdsim_t* sim);
 

@@ -1,7 +1,30 @@
-// kfdsim render-node ioctls: DRM_IOCTL_VERSION, DRM_IOCTL_GET_CLIENT and
-// DRM_IOCTL_AMDGPU_INFO (ACCEL_WORKING, DEV_INFO, READ_MMR_REG), which is
-// what libdrm_amdgpu's amdgpu_device_initialize() needs. The GEM requests
-// (BOs created on the render node) are core/gem.cc's.
+// kfdsim render nodes as libdrm sees them: the ioctls DRM_IOCTL_VERSION,
+// DRM_IOCTL_GET_CLIENT, DRM_IOCTL_GET_UNIQUE and DRM_IOCTL_AMDGPU_INFO
+// (ACCEL_WORKING, DEV_INFO, READ_MMR_REG), which is what libdrm_amdgpu's
+// amdgpu_device_initialize() needs, and each node's device identity. The
+// GEM requests (BOs created on the render node) are core/gem.cc's.
+//
+// Identity: libdrm_amdgpu keeps one amdgpu_device per DRM device and finds
+// an existing one by comparing the primary-node names libdrm derives from
+// each descriptor (fstat's st_rdev -> /sys/dev/char/<maj>:<min>/device/drm
+// -> "card<n>"); when it cannot derive a name it takes the descriptors for
+// the same device, and a thunk then hands one render file to ACQUIRE_VM for
+// two GPUs. So every render node has, as on real hardware, its own device
+// number 226:<render minor> (DeviceNumber; the front end reports it from
+// fstat/stat with S_IFCHR) and its own sysfs device (DrmSysfs): per GPU, in
+// board order i, the directory /sys/devices/kfdsim/<slot> where slot is the
+// PCI address "DDDD:BB:DD.F" from the node's domain and location_id (a GPU
+// sharing an earlier GPU's address, a compute partition, is the platform
+// device "amdgpu_xcp_<i>" as the kernel makes it), holding vendor, device,
+// subsystem_vendor, subsystem_device, revision, class, uevent (DRIVER,
+// PCI_CLASS, PCI_ID, PCI_SUBSYS_ID, PCI_SLOT_NAME), the subsystem and
+// driver links, and drm/card<i> and drm/renderD<minor> (dev, uevent, a
+// device link back); /sys/dev/char/226:<i> and 226:<minor> link to those.
+// The primary node card<i> exists in sysfs only: no /dev/dri/card<i> is
+// served (nothing the thunks use opens one). GET_UNIQUE answers the same
+// PCI address ("pci:DDDD:BB:DD.F"; a partition: its parent's), although a
+// real render node refuses it with EACCES (like GET_CLIENT below, answered
+// so that a thunk asking gets each GPU's own bus).
 //
 // Dispatch follows drm_ioctl(): the nr selects the ioctl; the bytes copied
 // in are the user's size when both the user's and the kernel's directions
@@ -23,11 +46,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
+#include <string>
 
 #include "lib/kfd/drm_abi.h"
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
+#include "platform/sim/sim.h"
 
 namespace kfdsim {
 
@@ -37,7 +63,9 @@ namespace drm = hke::kfd::drm;
 namespace {
 
 constexpr uint8_t kNrVersion = 0x00;
+constexpr uint8_t kNrGetUnique = 0x01;
 constexpr uint8_t kNrGetClient = 0x05;
+constexpr uint32_t kDrmMajor = 226;
 constexpr uint8_t kNrAmdgpuInfo = drm::kDrmCommandBase + drm::kDrmAmdgpuInfoNr;
 
 int CopyField(const char* value, size_t* len, char* buf) {
@@ -99,7 +127,104 @@ bool ReadRegister(const GpuDesc& g, uint32_t dword, uint32_t* value) {
   return false;
 }
 
+// The PCI address of a GPU ("DDDD:BB:DD.F").
+std::string PciSlot(const GpuDesc& g) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%04x:%02x:%02x.%x", g.domain & 0xFFFF, (g.location_id >> 8) & 0xFF,
+                (g.location_id >> 3) & 0x1F, g.location_id & 7);
+  return buf;
+}
+
+std::string Hex4(uint32_t v) {
+  char buf[16];
+  std::snprintf(buf, sizeof(buf), "0x%04x\n", v & 0xFFFF);
+  return buf;
+}
+
 }  // namespace
+
+int Simulator::DeviceNumber(int fd, const char* path, uint32_t* major, uint32_t* minor) {
+  int gpu = -1;
+  if (fd >= 0) {
+    if (auto sec = RouteOf(fd)) return sec->DeviceNumber(fd, path, major, minor);
+    IoctlCtx ctx;
+    if (LookupFd(fd, &ctx) != 0 || ctx.kind != DevKind::kRender) return ENOENT;
+    gpu = ctx.gpu;
+  } else {
+    static constexpr char kPrefix[] = "/dev/dri/renderD";
+    if (path == nullptr || std::strncmp(path, kPrefix, sizeof(kPrefix) - 1) != 0) return ENOENT;
+    const char* digits = path + sizeof(kPrefix) - 1;
+    uint32_t m = 0;
+    if (*digits == '\0' || std::strlen(digits) > 6) return ENOENT;
+    for (const char* d = digits; *d != '\0'; ++d) {
+      if (*d < '0' || *d > '9') return ENOENT;
+      m = m * 10 + static_cast<uint32_t>(*d - '0');
+    }
+    gpu = RenderMinorGpu(m);
+  }
+  if (gpu < 0) return ENOENT;
+  *major = kDrmMajor;
+  *minor = board_.desc.gpus[static_cast<size_t>(gpu)].render_minor;
+  return 0;
+}
+
+void Simulator::DrmSysfs(SysfsEntryFn fn, void* user) const {
+  const auto& gpus = board_.desc.gpus;
+  bool stop = false;
+  auto emit = [&](const std::string& path, uint32_t kind, const std::string& data) {
+    if (!stop) stop = fn(user, path.c_str(), kind, data.data(), data.size()) != 0;
+  };
+  emit("/sys/devices/kfdsim", KFDSIM_FILE_DIR, "");
+  emit("/sys/dev", KFDSIM_FILE_DIR, "");
+  emit("/sys/dev/char", KFDSIM_FILE_DIR, "");
+  for (size_t i = 0; i < gpus.size() && !stop; ++i) {
+    const GpuDesc& g = gpus[i];
+    bool partition = false;
+    for (size_t j = 0; j < i; ++j) {
+      partition = partition || (gpus[j].domain == g.domain && gpus[j].location_id == g.location_id);
+    }
+    const std::string slot = PciSlot(g);
+    const std::string name = partition ? "amdgpu_xcp_" + std::to_string(i) : slot;
+    const std::string dir = "/sys/devices/kfdsim/" + name;
+    char ids[16];
+    std::snprintf(ids, sizeof(ids), "%04X:%04X", g.vendor_id & 0xFFFF, g.device_id & 0xFFFF);
+    emit(dir, KFDSIM_FILE_DIR, "");
+    if (partition) {
+      emit(dir + "/uevent", KFDSIM_FILE_REGULAR, "DRIVER=amdgpu_xcp_drv\nMODALIAS=platform:amdgpu_xcp\n");
+      emit(dir + "/subsystem", KFDSIM_FILE_SYMLINK, "../../../bus/platform");
+    } else {
+      emit(dir + "/vendor", KFDSIM_FILE_REGULAR, Hex4(g.vendor_id));
+      emit(dir + "/device", KFDSIM_FILE_REGULAR, Hex4(g.device_id));
+      emit(dir + "/subsystem_vendor", KFDSIM_FILE_REGULAR, Hex4(g.vendor_id));
+      emit(dir + "/subsystem_device", KFDSIM_FILE_REGULAR, Hex4(g.device_id));
+      char rev[16];
+      std::snprintf(rev, sizeof(rev), "0x%02x\n", g.pci_rev & 0xFF);
+      emit(dir + "/revision", KFDSIM_FILE_REGULAR, rev);
+      emit(dir + "/class", KFDSIM_FILE_REGULAR, g.is_apu ? "0x030000\n" : "0x038000\n");
+      emit(dir + "/uevent", KFDSIM_FILE_REGULAR,
+           std::string("DRIVER=amdgpu\nPCI_CLASS=") + (g.is_apu ? "30000" : "38000") + "\nPCI_ID=" +
+               ids + "\nPCI_SUBSYS_ID=" + ids + "\nPCI_SLOT_NAME=" + slot + "\n");
+      emit(dir + "/subsystem", KFDSIM_FILE_SYMLINK, "../../../bus/pci");
+      emit(dir + "/driver", KFDSIM_FILE_SYMLINK, "../../../bus/pci/drivers/amdgpu");
+    }
+    emit(dir + "/drm", KFDSIM_FILE_DIR, "");
+    const std::pair<std::string, uint32_t> nodes[] = {
+        {"card" + std::to_string(i), static_cast<uint32_t>(i)}, {"renderD" + std::to_string(g.render_minor), g.render_minor}};
+    for (const auto& [node, minor] : nodes) {
+      const std::string nd = dir + "/drm/" + node;
+      const std::string number = std::to_string(kDrmMajor) + ":" + std::to_string(minor);
+      emit(nd, KFDSIM_FILE_DIR, "");
+      emit(nd + "/dev", KFDSIM_FILE_REGULAR, number + "\n");
+      emit(nd + "/uevent", KFDSIM_FILE_REGULAR,
+           "MAJOR=" + std::to_string(kDrmMajor) + "\nMINOR=" + std::to_string(minor) +
+               "\nDEVNAME=dri/" + node + "\nDEVTYPE=drm_minor\n");
+      emit(nd + "/device", KFDSIM_FILE_SYMLINK, "../../../" + name);
+      emit(nd + "/subsystem", KFDSIM_FILE_SYMLINK, "../../../../../class/drm");
+      emit("/sys/dev/char/" + number, KFDSIM_FILE_SYMLINK,
+           "../../devices/kfdsim/" + name + "/drm/" + node);
+    }
+  }
+}
 
 int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
                         bool* unknown) {
@@ -112,6 +237,9 @@ int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
   } else if (nr == kNrGetClient) {
     kernel_cmd = drm::kIocGetClient;
     *trace_name = "DRM_IOCTL_GET_CLIENT";
+  } else if (nr == kNrGetUnique) {
+    kernel_cmd = drm::kIocGetUnique;
+    *trace_name = "DRM_IOCTL_GET_UNIQUE";
   } else if (nr == kNrAmdgpuInfo) {
     kernel_cmd = drm::kIocAmdgpuInfo;
     *trace_name = "DRM_IOCTL_AMDGPU_INFO";
@@ -136,6 +264,22 @@ int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
     result = CopyField("amdgpu", &v->name_len, v->name);
     if (result == 0) result = CopyField("20150101", &v->date_len, v->date);
     if (result == 0) result = CopyField("AMD GPU", &v->desc_len, v->desc);
+  } else if (nr == kNrGetUnique) {
+    // drm_getunique: copies min(capacity, length) bytes, reports the length.
+    auto* u = reinterpret_cast<drm::Unique*>(kdata.data());
+    size_t bus = 0;  // a partition reports its parent PCI device
+    for (size_t j = 0; j < board_.desc.gpus.size(); ++j) {
+      if (board_.desc.gpus[j].domain == g.domain && board_.desc.gpus[j].location_id == g.location_id) {
+        bus = j;
+        break;
+      }
+    }
+    const std::string text = "pci:" + PciSlot(board_.desc.gpus[bus]);
+    const size_t n = std::min(text.size(), static_cast<size_t>(u->unique_len));
+    if (n != 0 && u->unique != nullptr) {
+      result = UserWrite(reinterpret_cast<uintptr_t>(u->unique), text.data(), n);
+    }
+    u->unique_len = text.size();
   } else if (nr == kNrGetClient) {
     auto* cl = reinterpret_cast<drm::Client*>(kdata.data());
     if (cl->idx != 0) {

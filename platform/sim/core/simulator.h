@@ -131,6 +131,22 @@ class Simulator {
            void** out_addr);
   int Munmap(void* addr, size_t length);
 
+  // ---- device identity (drm.cc): what libdrm reads to tell GPUs apart ----
+  // The character-device number (226:<render minor>) of a simulated render
+  // node, given a descriptor (fd >= 0) or its /dev/dri path (fd < 0).
+  // ENOENT for anything else, /dev/kfd included.
+  int DeviceNumber(int fd, const char* path, uint32_t* major, uint32_t* minor);
+  // The sysfs entries behind the render nodes' device numbers: per GPU a
+  // device directory (PCI ids, uevent with PCI_SLOT_NAME, subsystem link)
+  // with drm/card<i> and drm/renderD<minor>, and the /sys/dev/char/226:<n>
+  // links to them. fn(user, path, kind, data, length) is called once per
+  // entry, parents first; kind is KFDSIM_FILE_DIR, KFDSIM_FILE_REGULAR
+  // (data: the contents) or KFDSIM_FILE_SYMLINK (data: the link target,
+  // relative). A nonzero return stops the walk. Immutable board data only.
+  using SysfsEntryFn = int (*)(void* user, const char* path, uint32_t kind, const char* data,
+                               size_t length);
+  void DrmSysfs(SysfsEntryFn fn, void* user) const;
+
   // ---- observability and injection ----
   void SetTraceSink(TraceSink sink, void* user);
   // Fails the `nth` (1-based; 0 = every) call of the request whose low 16

@@ -48,6 +48,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <sys/sysinfo.h>
 #include <unistd.h>
 
@@ -82,6 +83,10 @@ struct Real {
   int (*lstat64)(const char*, struct stat64*);
   int (*fstatat)(int, const char*, struct stat*, int);
   int (*fstatat64)(int, const char*, struct stat64*, int);
+  int (*fstat)(int, struct stat*);
+  int (*fstat64)(int, struct stat64*);
+  int (*fxstat)(int, int, struct stat*);
+  int (*fxstat64)(int, int, struct stat64*);
   int (*xstat)(int, const char*, struct stat*);
   int (*lxstat)(int, const char*, struct stat*);
   int (*xstat64)(int, const char*, struct stat64*);
@@ -125,6 +130,10 @@ void ResolveReal() {
     Resolve(&g_real.lstat64, "lstat64");
     Resolve(&g_real.fstatat, "fstatat");
     Resolve(&g_real.fstatat64, "fstatat64");
+    Resolve(&g_real.fstat, "fstat");
+    Resolve(&g_real.fstat64, "fstat64");
+    Resolve(&g_real.fxstat, "__fxstat");
+    Resolve(&g_real.fxstat64, "__fxstat64");
     Resolve(&g_real.xstat, "__xstat");
     Resolve(&g_real.lxstat, "__lxstat");
     Resolve(&g_real.xstat64, "__xstat64");
@@ -202,12 +211,19 @@ bool UnderRoot(const char* path, const char* root) {
   return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+// The render nodes' sysfs devices (core/drm.cc, kfdsim_drm_sysfs): their
+// own root, and the DRM major's entries of /sys/dev/char (the host's other
+// character devices stay visible).
+constexpr char kDrmDevicesRoot[] = "/sys/devices/kfdsim";
+constexpr char kDrmCharPrefix[] = "/sys/dev/char/226:";
+
 bool Owned(const char* path) {
   if (path == nullptr || path[0] != '/' || !Configured()) return false;
   for (const char* r : kRoots) {
     if (UnderRoot(path, r)) return true;
   }
-  return false;
+  return UnderRoot(path, kDrmDevicesRoot) ||
+         strncmp(path, kDrmCharPrefix, sizeof(kDrmCharPrefix) - 1) == 0;
 }
 
 bool IsDevicePath(const char* path) {
@@ -400,6 +416,26 @@ void Materialise(Walker& w, const std::string& path) {
   g_real.close(fd);
 }
 
+// One entry of kfdsim_drm_sysfs written under the walker's root.
+int MaterialiseDrmEntry(void* user, const char* path, uint32_t kind, const char* data, size_t length) {
+  auto* w = static_cast<Walker*>(user);
+  const std::string target = w->root + path;
+  if (kind == KFDSIM_FILE_DIR) {
+    if (mkdir(target.c_str(), 0755) != 0 && errno != EEXIST) w->failed = true;
+  } else if (kind == KFDSIM_FILE_SYMLINK) {
+    if (symlink(std::string(data, length).c_str(), target.c_str()) != 0 && errno != EEXIST) w->failed = true;
+  } else {
+    const int fd = g_real.open(target.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+      w->failed = true;
+      return 0;
+    }
+    WriteAll(fd, data, length);
+    g_real.close(fd);
+  }
+  return 0;
+}
+
 void MakeParents(const std::string& root, const std::string& path) {
   for (size_t i = 1; i < path.size(); ++i) {
     if (path[i] == '/') mkdir((root + path.substr(0, i)).c_str(), 0755);
@@ -450,6 +486,8 @@ const std::string& RootLocked() {
     MakeParents(w.root, r);
     Materialise(w, r);
   }
+  MakeParents(w.root, "/sys/dev/char");
+  kfdsim_drm_sysfs(sim, &MaterialiseDrmEntry, &w);
   if (w.failed) fprintf(stderr, "kfdsim: some board files could not be written under %s\n", name.data());
   s.root = w.root;
   s.root_owner = getpid();
@@ -605,16 +643,89 @@ KFDSIM_EXPORT DIR* opendir(const char* path) {
     return g_real.real_field(__VA_ARGS__);                               \
   }
 
-KFDSIM_PATH_WRAPPER(int, stat, stat, (const char* path, struct stat* st), path, p, st)
-KFDSIM_PATH_WRAPPER(int, lstat, lstat, (const char* path, struct stat* st), path, p, st)
-KFDSIM_PATH_WRAPPER(int, stat64, stat64, (const char* path, struct stat64* st), path, p, st)
-KFDSIM_PATH_WRAPPER(int, lstat64, lstat64, (const char* path, struct stat64* st), path, p, st)
-KFDSIM_PATH_WRAPPER(int, __xstat, xstat, (int ver, const char* path, struct stat* st), path, ver, p, st)
-KFDSIM_PATH_WRAPPER(int, __lxstat, lxstat, (int ver, const char* path, struct stat* st), path, ver, p, st)
-KFDSIM_PATH_WRAPPER(int, __xstat64, xstat64, (int ver, const char* path, struct stat64* st), path, ver, p, st)
-KFDSIM_PATH_WRAPPER(int, __lxstat64, lxstat64, (int ver, const char* path, struct stat64* st), path, ver, p, st)
-KFDSIM_PATH_WRAPPER(int, fstatat, fstatat, (int dirfd, const char* path, struct stat* st, int flags), path, dirfd, p, st, flags)
-KFDSIM_PATH_WRAPPER(int, fstatat64, fstatat64, (int dirfd, const char* path, struct stat64* st, int flags), path, dirfd, p, st, flags)
+// Device identity: a simulated render node is a memfd (a regular file) and
+// its /dev/dri path a file in the private directory; stat and fstat report
+// what the kernel's node has instead, a character device with the number
+// the core gives it (226:<render minor>), so that libdrm tells the GPUs
+// apart (core/drm.cc). Only successful calls from outside the shim change.
+template <typename St>
+void AsDeviceByPath(int result, const char* path, St* st) {
+  if (result != 0 || g_guard != 0 || st == nullptr || !Owned(path) || !IsDevicePath(path)) return;
+  Guard g;
+  kfdsim_t* sim = nullptr;
+  {
+    std::lock_guard<std::mutex> l(S().mu);
+    sim = SimLocked();
+  }
+  uint32_t major = 0, minor = 0;
+  if (sim == nullptr || kfdsim_device_number(sim, -1, path, &major, &minor) != 0) return;
+  st->st_mode = (st->st_mode & 07777) | S_IFCHR;
+  st->st_rdev = makedev(major, minor);
+  st->st_size = 0;
+}
+
+template <typename St>
+void AsDeviceByFd(int result, int fd, St* st) {
+  if (result != 0 || g_guard != 0 || st == nullptr) return;
+  bool forked = false;
+  kfdsim_t* sim = SimForFd(fd, &forked);
+  if (sim == nullptr) return;
+  Guard g;
+  uint32_t major = 0, minor = 0;
+  if (kfdsim_device_number(sim, fd, nullptr, &major, &minor) != 0) return;
+  st->st_mode = (st->st_mode & 07777) | S_IFCHR;
+  st->st_rdev = makedev(major, minor);
+  st->st_size = 0;
+}
+
+#define KFDSIM_STAT_WRAPPER(ret, name, real_field, params, path_arg, st_arg, ...) \
+  KFDSIM_EXPORT ret name params {                                               \
+    ResolveReal();                                                              \
+    std::string storage;                                                        \
+    const char* p = g_guard == 0 ? Redirect(#name, path_arg, &storage) : path_arg; \
+    const ret r = g_real.real_field(__VA_ARGS__);                               \
+    AsDeviceByPath(r, path_arg, st_arg);                                        \
+    return r;                                                                   \
+  }
+
+KFDSIM_STAT_WRAPPER(int, stat, stat, (const char* path, struct stat* st), path, st, p, st)
+KFDSIM_STAT_WRAPPER(int, lstat, lstat, (const char* path, struct stat* st), path, st, p, st)
+KFDSIM_STAT_WRAPPER(int, stat64, stat64, (const char* path, struct stat64* st), path, st, p, st)
+KFDSIM_STAT_WRAPPER(int, lstat64, lstat64, (const char* path, struct stat64* st), path, st, p, st)
+KFDSIM_STAT_WRAPPER(int, __xstat, xstat, (int ver, const char* path, struct stat* st), path, st, ver, p, st)
+KFDSIM_STAT_WRAPPER(int, __lxstat, lxstat, (int ver, const char* path, struct stat* st), path, st, ver, p, st)
+KFDSIM_STAT_WRAPPER(int, __xstat64, xstat64, (int ver, const char* path, struct stat64* st), path, st, ver, p, st)
+KFDSIM_STAT_WRAPPER(int, __lxstat64, lxstat64, (int ver, const char* path, struct stat64* st), path, st, ver, p, st)
+KFDSIM_STAT_WRAPPER(int, fstatat, fstatat, (int dirfd, const char* path, struct stat* st, int flags), path, st, dirfd, p, st, flags)
+KFDSIM_STAT_WRAPPER(int, fstatat64, fstatat64, (int dirfd, const char* path, struct stat64* st, int flags), path, st, dirfd, p, st, flags)
+
+KFDSIM_EXPORT int fstat(int fd, struct stat* st) {
+  ResolveReal();
+  const int r = g_real.fstat(fd, st);
+  AsDeviceByFd(r, fd, st);
+  return r;
+}
+
+KFDSIM_EXPORT int fstat64(int fd, struct stat64* st) {
+  ResolveReal();
+  const int r = g_real.fstat64(fd, st);
+  AsDeviceByFd(r, fd, st);
+  return r;
+}
+
+KFDSIM_EXPORT int __fxstat(int ver, int fd, struct stat* st) {
+  ResolveReal();
+  const int r = g_real.fxstat(ver, fd, st);
+  AsDeviceByFd(r, fd, st);
+  return r;
+}
+
+KFDSIM_EXPORT int __fxstat64(int ver, int fd, struct stat64* st) {
+  ResolveReal();
+  const int r = g_real.fxstat64(ver, fd, st);
+  AsDeviceByFd(r, fd, st);
+  return r;
+}
 KFDSIM_PATH_WRAPPER(int, access, access, (const char* path, int mode), path, p, mode)
 KFDSIM_PATH_WRAPPER(int, faccessat, faccessat, (int dirfd, const char* path, int mode, int flags), path, dirfd, p, mode, flags)
 KFDSIM_PATH_WRAPPER(ssize_t, readlink, readlink, (const char* path, char* buf, size_t size), path, p, buf, size)
