@@ -245,6 +245,10 @@ class Engines {
         q.eop_buffer_address = Alloc(gpu_id, n.eop_buffer_size).va;
         q.eop_buffer_size = n.eop_buffer_size;
       }
+    } else {
+      // SDMA queues: no CWSR area is checked, but a given one carries the
+      // queue-error header the engines report through.
+      q.ctx_save_restore_address = ctx_save;
     }
     REQUIRE(Io(k::kIocCreateQueue, &q) == 0);
     QueueRef r;
