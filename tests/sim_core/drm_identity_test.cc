@@ -125,8 +125,10 @@ TEST_CASE("sim a GPU at an earlier GPU's PCI address is a partition: a platform 
 
 TEST_CASE("sim DRM_IOCTL_GET_UNIQUE reports each render node's own PCI bus id") {
   Sim s(TwoBusBoard());
-  for (const auto& [minor, want] :
+  for (const auto& entry :
        {std::pair<uint32_t, std::string>{128, "pci:0000:63:00.0"}, {129, "pci:0001:43:02.0"}}) {
+    const uint32_t minor = entry.first;  // a named copy: clang-14 lambdas cannot capture bindings
+    const std::string& want = entry.second;
     CAPTURE(minor);
     char buf[64];
     std::memset(buf, 'x', sizeof(buf));
