@@ -128,6 +128,8 @@ Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet
 }
 
 Status DestroyObject(Context& ctx, MemoryState& m, MemObject* o, bool force) {
+  // A scratch range's backing slices go before its VA.
+  if (o->kind == ObjectKind::kScratch) HKE_RETURN_IF_ERROR(ReleaseScratchSlices(ctx, m, *o, force));
   if (o->kernel_owned) {
     // The kernel keeps the BO for the process's lifetime: drop our view only.
     UnindexHandle(m, o);
