@@ -14,6 +14,7 @@
 #include "tests/memory/support.h"
 
 using memtest::Flags;
+using memtest::Open;
 using memtest::SimBoard;
 
 namespace {
@@ -30,16 +31,6 @@ constexpr uint32_t kWritable = 1u << 31, kExec = 1u << 30, kPublic = 1u << 29,
 // datacenter-4gpu: node 0 and 1 are CPUs, 2..5 GPUs.
 constexpr uint32_t kCpu = 0, kGpu = 2;
 
-struct Open {
-  explicit Open(SimBoard& b) {
-    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys;
-    REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-    nodes = sys.NumNodes;
-    b.ClearTrace();
-  }
-  uint32_t nodes = 0;
-};
 
 }  // namespace
 

@@ -21,6 +21,7 @@
 #include "tests/memory/support.h"
 #include "tests/support/combined_apu_tree.h"
 
+using memtest::Open;
 using memtest::SimBoard;
 
 namespace {
@@ -42,14 +43,6 @@ const Mode kUserptrModes[] = {kModes[0], kModes[2]};
 
 constexpr uint64_t kPage = 4096;
 
-struct Open {
-  explicit Open(SimBoard& b) {
-    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys;
-    REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-    b.ClearTrace();
-  }
-};
 
 // Page-aligned host memory that is not the library's.
 struct HostBuffer {

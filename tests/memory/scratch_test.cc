@@ -12,6 +12,7 @@
 #include "tests/support/combined_apu_tree.h"
 
 using memtest::Flags;
+using memtest::Open;
 using memtest::SimBoard;
 
 namespace {
@@ -22,14 +23,6 @@ constexpr uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 constexpr size_t kAllocVa = 0, kAllocSize = 8, kAllocHandle = 16, kAllocFlags = 36;
 constexpr uint32_t kVram = 1u << 0, kWritable = 1u << 31, kNoSubst = 1u << 28;
 
-struct Open {
-  explicit Open(SimBoard& b) {
-    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys;
-    REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-    b.ClearTrace();
-  }
-};
 
 char* AllocScratch(uint32_t node, uint64_t size) {
   HsaMemFlags f = Flags();

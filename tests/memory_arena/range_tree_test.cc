@@ -51,6 +51,27 @@ bool Contains(const Key& k, uint64_t addr) {
   return s == addr || (s < addr && addr - s < z);
 }
 
+// One round of overlapping ranges for the containment tests: 100 random
+// inserts (nested, overlapping, repeated starts, zero sizes, in a universe
+// [0, 3000) with gaps), then 30 random erases; tree and model stay equal.
+void ChurnOverlapping(RangeTree& t, std::set<Key>& model, std::mt19937_64& rng, size_t cap) {
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t start = rng() % 2500;
+    const uint64_t size = (rng() % 4 == 0) ? 0 : rng() % ((rng() % 3 == 0) ? 400 : 20);
+    const Key k{start, size, static_cast<uint32_t>(rng() % 3)};
+    if (model.size() < cap && model.insert(k).second) {
+      REQUIRE(t.Insert(start, size, std::get<2>(k), nullptr).ok());
+    }
+  }
+  for (int i = 0; i < 30 && !model.empty(); ++i) {
+    auto it = model.lower_bound(Key{rng() % 2500, 0, 0});
+    if (it == model.end()) it = model.begin();
+    REQUIRE(t.Erase(t.FindExact(std::get<0>(*it), std::get<1>(*it), std::get<2>(*it))).ok());
+    model.erase(it);
+  }
+  RequireValid(t);
+}
+
 TEST_CASE("RangeNode fits in 48 bytes") {
   CHECK(sizeof(RangeNode) <= 48);
   MESSAGE("sizeof(RangeNode) = " << sizeof(RangeNode));
@@ -347,25 +368,8 @@ TEST_CASE("FindContaining on overlapping intervals returns the smallest containi
     }
   };
 
-  // Nested, overlapping, repeated starts, zero sizes; the universe
-  // [0, 3000) has gaps too.
   for (int round = 0; round < 6; ++round) {
-    for (int i = 0; i < 100; ++i) {
-      const uint64_t start = rng() % 2500;
-      const uint64_t size = (rng() % 4 == 0) ? 0 : rng() % ((rng() % 3 == 0) ? 400 : 20);
-      const Key k{start, size, static_cast<uint32_t>(rng() % 3)};
-      if (model.size() < kCap && model.insert(k).second) {
-        REQUIRE(t.Insert(start, size, std::get<2>(k), nullptr).ok());
-      }
-    }
-    // Erase a third at random.
-    for (int i = 0; i < 30 && !model.empty(); ++i) {
-      auto it = model.lower_bound(Key{rng() % 2500, 0, 0});
-      if (it == model.end()) it = model.begin();
-      REQUIRE(t.Erase(t.FindExact(std::get<0>(*it), std::get<1>(*it), std::get<2>(*it))).ok());
-      model.erase(it);
-    }
-    RequireValid(t);
+    ChurnOverlapping(t, model, rng, kCap);
     check_all(0, 3000);
   }
   // Extremes of the address space.
@@ -430,21 +434,7 @@ TEST_CASE("FindNearestContaining returns a range starting at the address, else t
     return best;
   };
   for (int round = 0; round < 6; ++round) {
-    for (int i = 0; i < 100; ++i) {
-      const uint64_t start = rng() % 2500;
-      const uint64_t size = (rng() % 4 == 0) ? 0 : rng() % ((rng() % 3 == 0) ? 400 : 20);
-      const Key k{start, size, static_cast<uint32_t>(rng() % 3)};
-      if (model.size() < kCap && model.insert(k).second) {
-        REQUIRE(t.Insert(start, size, std::get<2>(k), nullptr).ok());
-      }
-    }
-    for (int i = 0; i < 30 && !model.empty(); ++i) {
-      auto it = model.lower_bound(Key{rng() % 2500, 0, 0});
-      if (it == model.end()) it = model.begin();
-      REQUIRE(t.Erase(t.FindExact(std::get<0>(*it), std::get<1>(*it), std::get<2>(*it))).ok());
-      model.erase(it);
-    }
-    RequireValid(t);
+    ChurnOverlapping(t, model, rng, kCap);
     for (uint64_t addr = 0; addr < 3000; ++addr) {
       const Key* want = brute(addr);
       const uint32_t got = t.FindNearestContaining(addr);
