@@ -238,11 +238,14 @@ Status Register(Context& ctx, const RegisterArgs& a) {
   GpuSet set;
   set.Clear();
   if (a.nodes != nullptr) HKE_RETURN_IF_ERROR(NodesToGpus(ctx, m, a.nodes, a.num_nodes, &set));
-  if (!m.dgpu) return Status::Ok();  // an APU's GPU reaches every page already
-
   MemObject* o = nullptr;
   const Status found = FindForCall(ctx, m, a.addr, a.size, Owner::kCaller, "RegisterMemory", &o);
   if (!found.ok() && !found.is_api(HKE_STATUS_NOT_FOUND)) return found;
+  uint64_t start = 0, rounded = 0;
+  HKE_RETURN_IF_ERROR(PageRange(m, a.addr, a.size, &start, &rounded));
+  HKE_RETURN_IF_ERROR(RefuseOwnedRange(ctx, m, start, rounded, "RegisterMemory"));
+  if (!m.dgpu) return Status::Ok();  // an APU's GPU reaches every page already
+
   // Memory this library allocated: registration records the node set.
   if (o != nullptr && o->kind != ObjectKind::kUserptr) {
     if (a.nodes != nullptr) {
@@ -252,9 +255,6 @@ Status Register(Context& ctx, const RegisterArgs& a) {
     ++o->register_count;
     return Status::Ok();
   }
-  uint64_t start = 0, rounded = 0;
-  HKE_RETURN_IF_ERROR(PageRange(m, a.addr, a.size, &start, &rounded));
-  HKE_RETURN_IF_ERROR(RefuseOwnedRange(ctx, m, start, rounded, "RegisterMemory"));
   // Plain registration is coarse grain (upstream); the Flags variant says.
   const bool coarse = a.has_flags ? f.ui32.CoarseGrain != 0 : true;
   const bool ext = a.has_flags && f.ui32.ExtendedCoherent;

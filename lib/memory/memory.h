@@ -290,7 +290,8 @@ void Forget(Context& ctx);
 // reply's offset, mapped to the GPU and its peers (upstream's dGPU path).
 // *out_va only on success; a failure leaves nothing behind. INVALID_NODE
 // for an unknown gpu_id. Released by FreeDoorbell (NOT_FOUND for any other
-// address); hsaKmtFreeMemory and QueryPointerInfo do not see it.
+// address). It belongs to the queues (Owner::kQueues): the API's address
+// calls refuse it and QueryPointerInfo does not report it.
 Status MapDoorbell(Context& ctx, uint32_t gpu_id, uint64_t size, uint64_t* out_va);
 Status FreeDoorbell(Context& ctx, uint64_t va);
 // The MMIO page of a GPU, for the topology's MMIO_REMAP bank (0: none).

@@ -54,31 +54,42 @@ std::vector<std::pair<const char*, std::function<HSAKMT_STATUS()>>> Calls() {
       {"AvailableMemory(bad node)", [] { return hsaKmtAvailableMemory(999, &u64); }},
       {"SetXNACKMode", [] { return hsaKmtSetXNACKMode(1); }},
       {"GetXNACKMode", [] { return hsaKmtGetXNACKMode(&mode); }},
-      {"RegisterMemoryToNodes(node)", [] { return hsaKmtRegisterMemoryToNodes(&u64, 8, 1, &node); }},
+      {"RegisterMemoryToNodes(node)",
+       [] { return hsaKmtRegisterMemoryToNodes(&u64, 8, 1, &node); }},
   };
 }
 
 }  // namespace
 
-TEST_CASE("every memory call checks the open state first: closed, each is KERNEL_IO_CHANNEL_NOT_OPENED whatever its inputs") {
-  SimBoard b(nullptr, "datacenter-4gpu");
-  for (int round = 0; round < 2; ++round) {
-    const char* when = round == 0 ? "before the first open" : "after the last close";
-    INFO(when);
-    if (round == 1) {
-      REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
-      HsaSystemProperties sys;
-      REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-      REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+TEST_CASE(
+    "every memory call checks the open state first: closed, each is KERNEL_IO_CHANNEL_NOT_OPENED "
+    "whatever its inputs") {
+  struct Mode {
+    const char* board;
+    uint32_t flags;
+  };
+  for (const Mode& mode : {Mode{"apu-embedded", 0}, Mode{"datacenter-4gpu", 0},
+                           Mode{"datacenter-4gpu", HKE_CONFIG_LEGACY_USERPTR}}) {
+    INFO(mode.board << " flags " << mode.flags);
+    SimBoard b(nullptr, mode.board, mode.flags);
+    for (int round = 0; round < 2; ++round) {
+      const char* when = round == 0 ? "before the first open" : "after the last close";
+      INFO(when);
+      if (round == 1) {
+        REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+        HsaSystemProperties sys;
+        REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+        REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+      }
+      b.ClearTrace();
+      for (const auto& [name, call] : Calls()) {
+        INFO(name);
+        CHECK(call() == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
+      }
+      CHECK(b.Ioctls().empty());
     }
-    b.ClearTrace();
-    for (const auto& [name, call] : Calls()) {
-      INFO(name);
-      CHECK(call() == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
-    }
-    CHECK(b.Ioctls().empty());
+    // A NULL output still comes first.
+    CHECK(hsaKmtQueryPointerInfo(nullptr, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+    CHECK(hsaKmtGetXNACKMode(nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   }
-  // A NULL output still comes first.
-  CHECK(hsaKmtQueryPointerInfo(nullptr, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
-  CHECK(hsaKmtGetXNACKMode(nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
 }

@@ -71,10 +71,17 @@ void CheckRefused(SimBoard& b, const Owned& a, uint32_t gpu) {
 
 }  // namespace
 
-TEST_CASE("library-owned buffers are refused by every address-taking call with INVALID_HANDLE and keep working") {
-  for (uint32_t flags : {0u, static_cast<uint32_t>(HKE_CONFIG_LEGACY_USERPTR)}) {
-    INFO("flags " << flags);
-    SimBoard b(nullptr, "datacenter-4gpu", flags);
+TEST_CASE(
+    "library-owned buffers are refused by every address-taking call with INVALID_HANDLE and keep "
+    "working") {
+  struct Mode {
+    const char* board;
+    uint32_t flags;
+  };
+  for (const Mode& mode : {Mode{"apu-embedded", 0}, Mode{"datacenter-4gpu", 0},
+                           Mode{"datacenter-4gpu", HKE_CONFIG_LEGACY_USERPTR}}) {
+    INFO(mode.board << " flags " << mode.flags);
+    SimBoard b(nullptr, mode.board, mode.flags);
     REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
     const uint32_t gpu = hketest::FirstGpuNode();
     hke::Context& ctx = hke_default_context()->impl;
@@ -117,9 +124,9 @@ TEST_CASE("library-owned buffers are refused by every address-taking call with I
     REQUIRE(hsaKmtMapMemoryToGPU(slice, 64 * 1024, nullptr) == HSAKMT_STATUS_SUCCESS);
 
     const std::vector<Owned> owned = {
-        {"events page", P(page_va), false},     {"queue page", P(q.page_va), false},
-        {"EOP buffer", P(q.eop_va), false},     {"CWSR area", P(q.cwsr_va), false},
-        {"doorbell BO", P(db.va), false},       {"MMIO page", P(mmio), false},
+        {"events page", P(page_va), false}, {"queue page", P(q.page_va), false},
+        {"EOP buffer", P(q.eop_va), false}, {"CWSR area", P(q.cwsr_va), false},
+        {"doorbell BO", P(db.va), false},   {"MMIO page", P(mmio), false},
         {"scratch backing", slice, true},
     };
     for (const Owned& a : owned) CheckRefused(b, a, gpu);

@@ -30,8 +30,8 @@ struct Mode {
   const char* name;
   const char* board;
   uint32_t flags;
-  bool svm;       // registration through SVM SET_ATTR (else userptr BOs)
-  uint32_t gpu;   // a GPU node of the board
+  bool svm;      // registration through SVM SET_ATTR (else userptr BOs)
+  uint32_t gpu;  // a GPU node of the board
 };
 
 const Mode kModes[] = {
@@ -42,7 +42,6 @@ const Mode kModes[] = {
 const Mode kUserptrModes[] = {kModes[0], kModes[2]};
 
 constexpr uint64_t kPage = 4096;
-
 
 // Page-aligned host memory that is not the library's.
 struct HostBuffer {
@@ -68,7 +67,9 @@ uint64_t QueriedGpuAddress(const void* p) {
 
 }  // namespace
 
-TEST_CASE("registered user memory maps at a valid GPU address (the user address in SVM mode), and Unmap and Deregister accept it") {
+TEST_CASE(
+    "registered user memory maps at a valid GPU address (the user address in SVM mode), and Unmap "
+    "and Deregister accept it") {
   for (const Mode& mode : kModes) {
     INFO(mode.name);
     SimBoard b(nullptr, mode.board, mode.flags);
@@ -119,7 +120,9 @@ TEST_CASE("registered user memory maps at a valid GPU address (the user address 
   }
 }
 
-TEST_CASE("the same pointer registered twice maps at a valid GPU address each time and its deregistrations balance") {
+TEST_CASE(
+    "the same pointer registered twice maps at a valid GPU address each time and its "
+    "deregistrations balance") {
   for (const Mode& mode : kModes) {
     INFO(mode.name);
     SimBoard b(nullptr, mode.board, mode.flags);
@@ -153,7 +156,9 @@ TEST_CASE("the same pointer registered twice maps at a valid GPU address each ti
   }
 }
 
-TEST_CASE("registration from several threads at once gives every registration its GPU address and leaves nothing behind") {
+TEST_CASE(
+    "registration from several threads at once gives every registration its GPU address and leaves "
+    "nothing behind") {
   for (const Mode& mode : kModes) {
     INFO(mode.name);
     SimBoard b(nullptr, mode.board, mode.flags);
@@ -174,7 +179,8 @@ TEST_CASE("registration from several threads at once gives every registration it
           failures.fetch_add(1);
         };
         // Every thread also holds one registration of the shared buffer.
-        if (hsaKmtRegisterMemory(shared.at(8), kPage) != HSAKMT_STATUS_SUCCESS) fail("shared register");
+        if (hsaKmtRegisterMemory(shared.at(8), kPage) != HSAKMT_STATUS_SUCCESS)
+          fail("shared register");
         for (int r = 0; r < kRounds; ++r) {
           char* p = own[t]->at(static_cast<size_t>(8 * (r % 16)));
           const HSAuint64 size = kPage + static_cast<HSAuint64>(r);
@@ -198,7 +204,8 @@ TEST_CASE("registration from several threads at once gives every registration it
             fail("deregister");
           }
         }
-        if (hsaKmtDeregisterMemory(shared.at(8)) != HSAKMT_STATUS_SUCCESS) fail("shared deregister");
+        if (hsaKmtDeregisterMemory(shared.at(8)) != HSAKMT_STATUS_SUCCESS)
+          fail("shared deregister");
       });
     }
     for (auto& th : threads) th.join();
@@ -217,7 +224,9 @@ TEST_CASE("registration from several threads at once gives every registration it
   }
 }
 
-TEST_CASE("userptr path: a pointer registered again with a smaller size is a second registration with its own GPU address") {
+TEST_CASE(
+    "userptr path: a pointer registered again with a smaller size is a second registration with "
+    "its own GPU address") {
   for (const Mode& mode : kUserptrModes) {
     INFO(mode.name);
     SimBoard b(nullptr, mode.board, mode.flags);
@@ -239,7 +248,8 @@ TEST_CASE("userptr path: a pointer registered again with a smaller size is a sec
     CHECK(gpu_big % kPage == 256);
     CHECK(gpu_small % kPage == 256);
     HsaPointerInfo info;
-    REQUIRE(hsaKmtQueryPointerInfo(reinterpret_cast<void*>(gpu_small), &info) == HSAKMT_STATUS_SUCCESS);
+    REQUIRE(hsaKmtQueryPointerInfo(reinterpret_cast<void*>(gpu_small), &info) ==
+            HSAKMT_STATUS_SUCCESS);
     CHECK(uint64_t{info.SizeInBytes} == small);
     // By the user address alone the two are ambiguous: upstream finds neither.
     CHECK(hsaKmtDeregisterMemory(buf) == HSAKMT_STATUS_MEMORY_NOT_REGISTERED);
@@ -256,7 +266,9 @@ TEST_CASE("userptr path: a pointer registered again with a smaller size is a sec
   }
 }
 
-TEST_CASE("userptr path: QueryPointerInfo reports the registration containing the address, a second range in the same page with its own nodes") {
+TEST_CASE(
+    "userptr path: QueryPointerInfo reports the registration containing the address, a second "
+    "range in the same page with its own nodes") {
   for (const Mode& mode : kUserptrModes) {
     INFO(mode.name);
     SimBoard b(nullptr, mode.board, mode.flags);
@@ -293,7 +305,9 @@ TEST_CASE("userptr path: QueryPointerInfo reports the registration containing th
   }
 }
 
-TEST_CASE("on an APU (is_dgpu false) registering system memory is a no-op whatever the size, and map, unmap and deregister succeed without a kernel call") {
+TEST_CASE(
+    "on an APU (is_dgpu false) registering system memory is a no-op whatever the size, and map, "
+    "unmap and deregister succeed without a kernel call") {
   SimBoard b(hketest::CombinedApuTree(), nullptr);
   Open o(b);
   HostBuffer host(4 * kPage);

@@ -23,7 +23,6 @@ constexpr uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
 constexpr size_t kAllocVa = 0, kAllocSize = 8, kAllocHandle = 16, kAllocFlags = 36;
 constexpr uint32_t kVram = 1u << 0, kWritable = 1u << 31, kNoSubst = 1u << 28;
 
-
 char* AllocScratch(uint32_t node, uint64_t size) {
   HsaMemFlags f = Flags();
   f.ui32.Scratch = 1;
@@ -42,7 +41,9 @@ uint64_t Available(uint32_t node) {
 
 }  // namespace
 
-TEST_CASE("scratch is backed in slices: the runtime's 140 MiB first slice of a 3.5 GiB range fits a 512 MiB APU board") {
+TEST_CASE(
+    "scratch is backed in slices: the runtime's 140 MiB first slice of a 3.5 GiB range fits a 512 "
+    "MiB APU board") {
   SimBoard b(nullptr, "apu-embedded");
   Open o(b);
   const uint32_t gpu = 1;
@@ -81,7 +82,9 @@ TEST_CASE("scratch is backed in slices: the runtime's 140 MiB first slice of a 3
   CHECK(hke_memory_check(hke_default_context()) == HKE_OK);
 }
 
-TEST_CASE("scratch slices: any page-aligned offset, several at once, each unmapped on its own, the VRAM used is the slices'") {
+TEST_CASE(
+    "scratch slices: any page-aligned offset, several at once, each unmapped on its own, the VRAM "
+    "used is the slices'") {
   for (uint32_t flags : {0u, static_cast<uint32_t>(HKE_CONFIG_LEGACY_USERPTR)}) {
     INFO("flags " << flags);
     SimBoard b(nullptr, "datacenter-4gpu", flags);
@@ -94,7 +97,8 @@ TEST_CASE("scratch slices: any page-aligned offset, several at once, each unmapp
     struct Slice {
       uint64_t off, len;
     };
-    const Slice slices[] = {{0, 64 * kKiB}, {kMiB + 4 * kKiB, 8 * kKiB}, {size - 12 * kKiB, 12 * kKiB}};
+    const Slice slices[] = {
+        {0, 64 * kKiB}, {kMiB + 4 * kKiB, 8 * kKiB}, {size - 12 * kKiB, 12 * kKiB}};
     for (const Slice& s : slices) {
       INFO("slice at " << s.off);
       REQUIRE(hsaKmtMapMemoryToGPU(base + s.off, s.len, nullptr) == HSAKMT_STATUS_SUCCESS);
@@ -104,17 +108,21 @@ TEST_CASE("scratch slices: any page-aligned offset, several at once, each unmapp
     // Refused: a slice overlapping a mapped one, one reaching past the
     // range, one not on a page boundary, one of no bytes.
     b.ClearTrace();
-    CHECK(hsaKmtMapMemoryToGPU(base + 32 * kKiB, 64 * kKiB, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+    CHECK(hsaKmtMapMemoryToGPU(base + 32 * kKiB, 64 * kKiB, nullptr) ==
+          HSAKMT_STATUS_INVALID_PARAMETER);
     CHECK(b.LastDiag().find("overlaps") != std::string::npos);
-    CHECK(hsaKmtMapMemoryToGPU(base + size - 4 * kKiB, 8 * kKiB, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
-    CHECK(hsaKmtMapMemoryToGPU(base + 2 * kMiB + 100, 4 * kKiB, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
+    CHECK(hsaKmtMapMemoryToGPU(base + size - 4 * kKiB, 8 * kKiB, nullptr) ==
+          HSAKMT_STATUS_INVALID_PARAMETER);
+    CHECK(hsaKmtMapMemoryToGPU(base + 2 * kMiB + 100, 4 * kKiB, nullptr) ==
+          HSAKMT_STATUS_INVALID_PARAMETER);
     CHECK(hsaKmtMapMemoryToGPU(base + 2 * kMiB, 0, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
     CHECK(b.Ioctls().empty());
     // No slice starts there: upstream's ERROR.
     CHECK(hsaKmtUnmapMemoryToGPU(base + 2 * kMiB) == HSAKMT_STATUS_ERROR);
 
     // The same slice again only gains a reference.
-    REQUIRE(hsaKmtMapMemoryToGPU(base + slices[1].off, slices[1].len, nullptr) == HSAKMT_STATUS_SUCCESS);
+    REQUIRE(hsaKmtMapMemoryToGPU(base + slices[1].off, slices[1].len, nullptr) ==
+            HSAKMT_STATUS_SUCCESS);
     CHECK(b.Ioctls().empty());
     REQUIRE(hsaKmtUnmapMemoryToGPU(base + slices[1].off) == HSAKMT_STATUS_SUCCESS);
     CHECK(b.Ioctls().empty());
@@ -148,7 +156,9 @@ TEST_CASE("scratch mapped to a node list: the owning GPU only") {
   CHECK(hsaKmtFreeMemory(base, 4 * kMiB) == HSAKMT_STATUS_SUCCESS);
 }
 
-TEST_CASE("on an APU (is_dgpu false) scratch is host memory and mapping or unmapping a slice does nothing") {
+TEST_CASE(
+    "on an APU (is_dgpu false) scratch is host memory and mapping or unmapping a slice does "
+    "nothing") {
   SimBoard b(hketest::CombinedApuTree(), nullptr);
   Open o(b);
   char* base = AllocScratch(1, 2 * kMiB);
