@@ -17,6 +17,14 @@
  *    as upstream's do, without touching the parent's kernel objects.
  *  - Node ids are indices into the topology snapshot (0 .. NumNodes-1, CPU
  *    and GPU nodes mixed), not KFD gpu_ids.
+ *  - Memory the library allocates for itself (the events page, a queue's
+ *    page, EOP buffer and CWSR area, doorbells, the MMIO page, scratch
+ *    backing) is not the caller's: every call that takes an address
+ *    (FreeMemory, Map/UnmapMemoryToGPU(Nodes), SetMemoryUserData,
+ *    ShareMemory, ExportDMABufHandle, RegisterMemory*, DeregisterMemory,
+ *    SVMSetAttr) refuses it with HSAKMT_STATUS_INVALID_HANDLE and a
+ *    diagnostic naming it, before any kernel call; QueryPointerInfo still
+ *    reports it.
  *  - The API runs on the library's default context (see hsakmt_embedded.h)
  *    and may be called from any thread.
  *  - Entry points that this build does not implement yet return
@@ -208,13 +216,18 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint6
                                                HSAuint64 Alignment, HsaMemFlags MemFlags,
                                                void** MemoryAddress);
 
+/* Frees an allocation by its start address (SizeInBytes is not used). A
+ * scratch range goes with every slice still mapped. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 SizeInBytes);
 
 /* [out] AvailableBytes: memory the node can still allocate. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes);
 
 /* Registers user memory for GPU access (all GPUs / the listed nodes / with
- * flags). */
+ * flags). Registering the same address and size again counts one more
+ * registration (each needs its hsaKmtDeregisterMemory); the same address
+ * with another size is a registration of its own. A no-op on an APU whose
+ * GPU shares its node with the CPUs. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes);
 HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress,
                                                     HSAuint64 MemorySizeInBytes,
@@ -268,11 +281,20 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtProcessVMWrite(HSAuint32 Pid, HsaMemoryRange* Loca
                                              HSAuint64 RemoteMemoryArrayCount,
                                              HSAuint64* SizeCopied);
 
-/* Undoes a registration or import. */
+/* Undoes a registration or import, named by its user address (when only
+ * one registration starts there) or by the GPU address
+ * hsaKmtMapMemoryToGPU returned for it. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress);
 
 /* Makes memory resident and mapped on its GPUs. [out] AlternateVAGPU: the
- * GPU virtual address. */
+ * GPU virtual address of registered user memory (with SVM registration the
+ * user address itself, otherwise the userptr buffer's own VA plus the
+ * address's page offset), 0 for memory the library allocated (its GPU
+ * address is its CPU address). An address inside a scratch range backs
+ * exactly [MemoryAddress, MemoryAddress + MemorySizeInBytes) of it (page
+ * aligned, inside the range, not overlapping another mapped slice).
+ * INVALID_PARAMETER for an address-only (OnlyAddress) reservation and for
+ * NoAddress memory, as upstream. */
 HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                                              HSAuint64* AlternateVAGPU);
 
@@ -283,6 +305,9 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress,
                                                   HsaMemMapFlags MemMapFlags,
                                                   HSAuint64 NumberOfNodes, HSAuint32* NodeArray);
 
+/* Undoes hsaKmtMapMemoryToGPU(Nodes) for the address it was given or the
+ * GPU address it returned; a scratch slice by its start. Memory that is not
+ * mapped, and NULL, succeed (upstream). */
 HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress);
 
 /* Legacy graphics interop: NOT_IMPLEMENTED, as upstream (see

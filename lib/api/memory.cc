@@ -8,20 +8,23 @@
 // same order.
 //
 // Status rules: a NULL output is INVALID_PARAMETER before anything else;
-// then the open check (KERNEL_IO_CHANNEL_NOT_OPENED); the core's statuses
-// map through lib/api/status_map.cc (NOT_FOUND -> INVALID_PARAMETER,
-// ALREADY_EXISTS -> MEMORY_ALREADY_REGISTERED, INVALID_NODE ->
-// INVALID_NODE_UNIT), except where upstream answers an unknown address
-// differently: Unmap and SetMemoryUserData say ERROR, Deregister
-// MEMORY_NOT_REGISTERED, and QueryPointerInfo fills the structure with
-// HSA_POINTER_UNKNOWN and returns ERROR; SetXNACKMode refused because
-// queues exist (EBUSY) is ERROR.
+// then the open check (KERNEL_IO_CHANNEL_NOT_OPENED), before any input is
+// looked at (a NULL address included); the core's statuses map through
+// lib/api/status_map.cc (NOT_FOUND -> INVALID_PARAMETER, ALREADY_EXISTS ->
+// MEMORY_ALREADY_REGISTERED, INVALID_NODE -> INVALID_NODE_UNIT,
+// INVALID_HANDLE -> INVALID_HANDLE: an address of a buffer the library
+// owns), except where upstream answers an unknown address differently:
+// Unmap and SetMemoryUserData say ERROR, Deregister MEMORY_NOT_REGISTERED,
+// and QueryPointerInfo fills the structure with HSA_POINTER_UNKNOWN and
+// returns ERROR; SetXNACKMode refused because queues exist (EBUSY) is
+// ERROR.
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
+#include "lib/device/kfd_device.h"
 #include "lib/memory/memory.h"
 
 using hke::Context;
@@ -38,6 +41,9 @@ namespace {
 HSAKMT_STATUS Unknown(hke::Status s, HSAKMT_STATUS unknown) {
   return s.is_api(HKE_STATUS_NOT_FOUND) ? unknown : hke::api::ToHsakmt(s);
 }
+
+// The open check of a call whose inputs the API layer looks at itself.
+HSAKMT_STATUS OpenCheck(Context& ctx) { return hke::api::ToHsakmt(hke::device::CheckOpen(ctx)); }
 
 // The bodies: `ctx` is the context the call runs on, nullptr when there is
 // none (kNoContext, after the checks that come before it).
@@ -76,6 +82,7 @@ HSAKMT_STATUS AllocMemoryAlign(Context* ctx, HSAuint32 PreferredNode, HSAuint64 
 
 HSAKMT_STATUS FreeMemory(Context* ctx, void* MemoryAddress, HSAuint64 /*SizeInBytes*/) {
   if (ctx == nullptr) return kNoContext;
+  if (const HSAKMT_STATUS open = OpenCheck(*ctx); open != HSAKMT_STATUS_SUCCESS) return open;
   if (MemoryAddress == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   return hke::api::ToHsakmt(hke::memory::Free(*ctx, Addr(MemoryAddress)));
 }
@@ -93,6 +100,7 @@ HSAKMT_STATUS AvailableMemory(Context* ctx, HSAuint32 Node, HSAuint64* Available
 HSAKMT_STATUS Register(Context* ctx, void* address, HSAuint64 size, const HSAuint32* nodes,
                        HSAuint64 n, bool has_flags, HsaMemFlags flags) {
   if (ctx == nullptr) return kNoContext;
+  if (const HSAKMT_STATUS open = OpenCheck(*ctx); open != HSAKMT_STATUS_SUCCESS) return open;
   if (n > 0xffffffffu) return HSAKMT_STATUS_INVALID_PARAMETER;
   hke::memory::RegisterArgs a{};
   a.addr = Addr(address);
@@ -111,7 +119,11 @@ HSAKMT_STATUS RegisterMemory(Context* ctx, void* MemoryAddress, HSAuint64 Memory
 HSAKMT_STATUS RegisterMemoryToNodes(Context* ctx, void* MemoryAddress,
                                     HSAuint64 MemorySizeInBytes, HSAuint64 NumberOfNodes,
                                     HSAuint32* NodeArray) {
-  if (NodeArray == nullptr || NumberOfNodes == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (NodeArray == nullptr || NumberOfNodes == 0) {
+    if (ctx == nullptr) return kNoContext;
+    if (const HSAKMT_STATUS open = OpenCheck(*ctx); open != HSAKMT_STATUS_SUCCESS) return open;
+    return HSAKMT_STATUS_INVALID_PARAMETER;
+  }
   return Register(ctx, MemoryAddress, MemorySizeInBytes, NodeArray, NumberOfNodes, false,
                   HsaMemFlags{});
 }
@@ -130,6 +142,7 @@ HSAKMT_STATUS DeregisterMemory(Context* ctx, void* MemoryAddress) {
 HSAKMT_STATUS MapMemoryToGpu(Context* ctx, void* MemoryAddress, HSAuint64 MemorySizeInBytes,
                              HSAuint64* AlternateVAGPU) {
   if (ctx == nullptr) return kNoContext;
+  if (const HSAKMT_STATUS open = OpenCheck(*ctx); open != HSAKMT_STATUS_SUCCESS) return open;
   if (MemoryAddress == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
   uint64_t alt = 0;
   const hke::Status s =
@@ -143,6 +156,7 @@ HSAKMT_STATUS MapMemoryToGpuNodes(Context* ctx, void* MemoryAddress, HSAuint64 M
                                   HSAuint64* AlternateVAGPU, HsaMemMapFlags /*MemMapFlags*/,
                                   HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
   if (ctx == nullptr) return kNoContext;
+  if (const HSAKMT_STATUS open = OpenCheck(*ctx); open != HSAKMT_STATUS_SUCCESS) return open;
   if (MemoryAddress == nullptr || NodeArray == nullptr || NumberOfNodes == 0 ||
       NumberOfNodes > 0xffffffffu) {
     return HSAKMT_STATUS_INVALID_PARAMETER;
@@ -238,11 +252,12 @@ HSAKMT_STATUS RegisterGraphicsHandleToNodesExt(Context* ctx, HSAuint64 GraphicsR
                                                HsaGraphicsResourceInfo* GraphicsResourceInfo,
                                                HSAuint64 NumberOfNodes, HSAuint32* NodeArray,
                                                HSA_REGISTER_MEM_FLAGS RegisterFlags) {
-  if (GraphicsResourceInfo == nullptr || NumberOfNodes > 0xffffffffu ||
-      (NodeArray == nullptr && NumberOfNodes != 0)) {
+  if (GraphicsResourceInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  if (const HSAKMT_STATUS open = OpenCheck(*ctx); open != HSAKMT_STATUS_SUCCESS) return open;
+  if (NumberOfNodes > 0xffffffffu || (NodeArray == nullptr && NumberOfNodes != 0)) {
     return HSAKMT_STATUS_INVALID_PARAMETER;
   }
-  if (ctx == nullptr) return kNoContext;
   hke::memory::GraphicsArgs a{};
   a.dmabuf_fd = GraphicsResourceHandle;
   a.nodes = NumberOfNodes != 0 ? NodeArray : nullptr;
@@ -282,11 +297,13 @@ HSAKMT_STATUS RegisterSharedHandleToNodes(Context* ctx,
                                           const HsaSharedMemoryHandle* SharedMemoryHandle,
                                           void** MemoryAddress, HSAuint64* SizeInBytes,
                                           HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  if (SharedMemoryHandle == nullptr || MemoryAddress == nullptr || SizeInBytes == nullptr ||
-      NumberOfNodes > 0xffffffffu || (NodeArray == nullptr && NumberOfNodes != 0)) {
+  if (MemoryAddress == nullptr || SizeInBytes == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+  if (ctx == nullptr) return kNoContext;
+  if (const HSAKMT_STATUS open = OpenCheck(*ctx); open != HSAKMT_STATUS_SUCCESS) return open;
+  if (SharedMemoryHandle == nullptr || NumberOfNodes > 0xffffffffu ||
+      (NodeArray == nullptr && NumberOfNodes != 0)) {
     return HSAKMT_STATUS_INVALID_PARAMETER;
   }
-  if (ctx == nullptr) return kNoContext;
   uint64_t addr = 0, size = 0;
   const hke::Status s = hke::memory::RegisterShared(
       *ctx, SharedMemoryHandle, NumberOfNodes != 0 ? NodeArray : nullptr,

@@ -107,15 +107,16 @@ Status AllocPage(Context& ctx, uint64_t* out_va, uint64_t* out_handle) {
   a.size = kPageBytes;
   a.align = 0;
   a.flags = f.Value;
+  a.owner = memory::Owner::kEvents;  // the caller can neither free nor remap it
   uint64_t va = 0;
   Status s = memory::Alloc(ctx, a, &va);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "allocating the events page failed");
-  s = memory::Map(ctx, va, kPageBytes, nodes, n, nullptr);
+  s = memory::Map(ctx, va, kPageBytes, nodes, n, nullptr, memory::Owner::kEvents);
   uint64_t handle = 0;
   uint32_t gpu_id = 0;
   if (s.ok()) s = memory::BufferHandle(ctx, va, &handle, &gpu_id);
   if (!s.ok()) {
-    (void)memory::Free(ctx, va);
+    (void)memory::Free(ctx, va, memory::Owner::kEvents);
     return ctx.diag().Error(s, kArea, "mapping the events page to the GPUs failed");
   }
   *out_va = va;
@@ -136,10 +137,10 @@ Status SetupDgpu(Context& ctx, uint32_t epoch, uint32_t type, uint32_t node, boo
     RecordPage(ctx, epoch, PageKind::kUserBo, va, kPageBytes);
     return s;
   }
-  if (!memory::Free(ctx, va).ok()) {
+  if (!memory::Free(ctx, va, memory::Owner::kEvents).ok()) {
     // The kernel took the page before the event failed: it is this
     // process's page now; keep it (and its GPU mappings) for later events.
-    (void)memory::Map(ctx, va, kPageBytes, nullptr, 0, nullptr);
+    (void)memory::Map(ctx, va, kPageBytes, nullptr, 0, nullptr, memory::Owner::kEvents);
     (void)memory::MarkKernelOwned(ctx, va);
     RecordPage(ctx, epoch, PageKind::kUserBo, va, kPageBytes);
   }

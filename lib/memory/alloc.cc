@@ -15,9 +15,9 @@
 //    render node at its VA (PROT_NONE without HostAccess), NoAddress in
 //    the handle aperture (no CPU view), OnlyAddress as a bare reservation;
 //  - scratch: a 64 KiB-granular VA range of a GPU, programmed with
-//    SET_SCRATCH_BACKING_VA (in 64 KiB units); its backing (VRAM on that GPU
-//    only) is allocated when the range is mapped and freed when it is
-//    unmapped, as upstream does for dGPUs.
+//    SET_SCRATCH_BACKING_VA (in 64 KiB units); on a dGPU its backing is
+//    allocated slice by slice as the caller maps parts of it (scratch.cc),
+//    on an APU it is host memory (read/write anonymous pages), as upstream.
 // KFD flags: WRITABLE unless ReadOnly, EXECUTABLE with ExecuteAccess (as
 // current upstream; 5.2.3 set it always), COHERENT unless CoarseGrain,
 // UNCACHED with Uncached, EXT_COHERENT with ExtendedCoherent,
@@ -142,6 +142,13 @@ Status MakePlan(Context& ctx, const MemoryState& m, const AllocArgs& a, const Hs
     p.source = svm;
     if (!CheckedAlignUp(a.size, kScratchAlign, &p.va_size)) return Overflow();
     p.align = kScratchAlign > p.align ? kScratchAlign : p.align;
+    if (!m.dgpu) {
+      // An APU's scratch is host memory the GPU reaches as is.
+      p.source = VaSource::kMmap;
+      p.anon_pages = true;
+      p.cpu_size = p.va_size;
+      p.cpu_prot = HKE_PROT_READ | HKE_PROT_WRITE;
+    }
     *out = p;
     return Status::Ok();
   }
@@ -234,6 +241,7 @@ Status Alloc(Context& ctx, const AllocArgs& args, uint64_t* out_addr) {
   o->gpu = p.gpu;
   o->node = args.node;
   o->mem_flags = args.flags;
+  o->owner = args.owner;
   o->request_size = args.size;
   o->size = p.va_size;
   o->va_source = p.source;
@@ -291,15 +299,17 @@ Status Alloc(Context& ctx, const AllocArgs& args, uint64_t* out_addr) {
   return Status::Ok();
 }
 
-Status Free(Context& ctx, uint64_t addr) {
+Status Free(Context& ctx, uint64_t addr, Owner caller) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   if (!m.initialized) return ctx.diag().Error(NotFound(), kArea, "no memory has been allocated");
-  MemObject* o = FindExact(m, addr);
-  if (o == nullptr || o->kind == ObjectKind::kUserptr || IsInternal(o->kind)) {
+  MemObject* o = nullptr;
+  const Status found = FindForCall(ctx, m, addr, 0, caller, "FreeMemory", &o);
+  if (found.is_api(HKE_STATUS_NOT_FOUND) || (found.ok() && o->kind == ObjectKind::kUserptr)) {
     return ctx.diag().Error(NotFound(), kArea, "FreeMemory: no allocation starts at that address");
   }
+  HKE_RETURN_IF_ERROR(found);
   return DestroyObject(ctx, m, o);
 }
 

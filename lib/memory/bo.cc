@@ -156,6 +156,8 @@ Status KeepVa(Context& ctx, MemoryState& m, MemObject* o) {
 }  // namespace
 
 Status DestroyObject(Context& ctx, MemoryState& m, MemObject* o, bool force) {
+  // A scratch range's backing slices go before its VA.
+  if (o->kind == ObjectKind::kScratch) HKE_RETURN_IF_ERROR(ReleaseScratchSlices(ctx, m, *o, force));
   if (o->kernel_owned) {
     // The kernel keeps the BO, and its GPU VA, for the process's lifetime:
     // drop our view and keep the reservation so no later object gets the VA.

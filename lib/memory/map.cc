@@ -1,23 +1,36 @@
 // hsaKmtMapMemoryToGPU(Nodes), hsaKmtUnmapMemoryToGPU,
 // hsaKmtRegisterMemory* and hsaKmtDeregisterMemory.
 //
+// Lookup (FindExact, upstream's vm_find_object): registered user memory by
+// its user address (and size, when the call has one), else the object at
+// the page's GPU VA, so the GPU address Map returned for a registration
+// names it too. An address inside a scratch range maps or unmaps a slice
+// of its backing (scratch.cc). Objects of another owner are refused.
+//
 // Map targets, in priority: the explicit node list; the registered GPUs;
 // the owning GPU's peers (memory a GPU owns); every GPU. An explicit list
 // must lie inside the registered set when there is one. Mapping an object
 // unmaps the GPUs no longer wanted, then maps only the missing ones; a
 // userptr already mapped only gains a reference (its GPUs cannot change).
-// Unmapping memory that is not mapped succeeds (upstream; runtimes rely on
-// it), and so does unmapping NULL.
+// An address-only reservation (OnlyAddress) and NoAddress memory cannot be
+// mapped (INVALID_ARGUMENT, as upstream). Unmapping memory that is not
+// mapped succeeds (upstream; runtimes rely on it), and so does unmapping
+// NULL once the open check passed.
 //
-// Registration: on an APU it is a no-op (the GPU reaches all memory). In
-// SVM-API mode (KFD >= 1.5, every GPU reports SVMAPISupported) a range is
-// registered with one SVM SET_ATTR call (coherence flags) and mapped with
-// ACCESS_IN_PLACE attributes; the library keeps no record of it, so
-// Deregister/Unmap of an unknown address then succeed. Otherwise a userptr
-// BO covers the page-rounded range, is indexed by user address, and is
-// reference counted across identical registrations (a different node set
-// is MEMORY_ALREADY_REGISTERED). Registering memory the library allocated
-// only records the node set.
+// Registration: on an APU (upstream's !is_dgpu) it is a no-op (the GPU
+// reaches all memory), and so are Map, Unmap and Deregister of addresses
+// the library does not know. In SVM-API mode (KFD >= 1.5, every GPU reports
+// SVMAPISupported) a range is registered with one SVM SET_ATTR call
+// (coherence flags) and mapped with ACCESS_IN_PLACE attributes over its
+// whole pages; its GPU address is the user address itself; the library
+// keeps no record of it, so Deregister/Unmap of an unknown address then
+// succeed. Otherwise a userptr BO covers the page-rounded range at a GPU VA
+// of its own, is indexed by its exact user range, and is reference counted
+// across identical registrations (same address and size; a different node
+// set is MEMORY_ALREADY_REGISTERED); the same address with another size is
+// another registration, as upstream. Registering memory the library
+// allocated only records the node set. A registration may not reach a
+// buffer the library owns.
 #include "lib/core/checked.h"
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
@@ -70,59 +83,58 @@ Status SvmMap(Context& ctx, MemoryState& m, uint64_t addr, uint64_t size, const 
   return SvmSet(ctx, m, start, rounded, attrs, n);
 }
 
-// Scratch backing is allocated when the range is mapped: VRAM, writable,
-// not coherent, on the owning GPU only (upstream).
-Status MapScratch(Context& ctx, MemoryState& m, MemObject* o, uint64_t* out_alternate_va) {
-  const uint32_t flags = kfd::kAllocMemVram | kfd::kAllocMemWritable | kfd::kAllocMemNoSubstitute;
-  uint64_t handle = o->handle, offset = o->mmap_offset;
-  // A backing BO whose free failed at the last unmap is reused.
-  const bool fresh = handle == 0;
-  if (fresh) HKE_RETURN_IF_ERROR(AllocBo(ctx, m, o->gpu, flags, o->va, o->size, 0, &handle, &offset));
-  GpuSet one;
-  one.Clear();
-  one.Add(o->gpu);
-  const Status s = MapBo(ctx, m, handle, one);
-  if (!s.ok()) {
-    if (fresh && !FreeBo(ctx, handle).ok()) {
-      o->handle = handle;  // keep it so Free can release it later
-      o->mmap_offset = offset;
-    }
-    return s;
-  }
-  o->handle = handle;
-  o->mmap_offset = offset;
-  IndexHandle(m, o);
-  o->mapped = one;
-  o->map_count = 1;
-  if (out_alternate_va != nullptr) *out_alternate_va = 0;
-  return Status::Ok();
+// The scratch range containing `addr` (nullptr: none).
+const MemObject* ScratchRangeAt(MemoryState& m, uint64_t addr) {
+  const MemObject* o = m.initialized ? FindContaining(m, addr) : nullptr;
+  return o != nullptr && o->kind == ObjectKind::kScratch ? o : nullptr;
 }
 
 }  // namespace
 
 Status Map(Context& ctx, uint64_t addr, uint64_t size, const uint32_t* nodes, uint32_t num_nodes,
-           uint64_t* out_alternate_va) {
-  if (addr == 0) return InvalidArgument();
+           uint64_t* out_alternate_va, Owner caller) {
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
+  if (addr == 0) return InvalidArgument();
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   GpuSet want;
   if (nodes != nullptr) HKE_RETURN_IF_ERROR(NodesToGpus(ctx, m, nodes, num_nodes, &want));
-  MemObject* o = FindExact(m, addr);
-  if (o == nullptr) {
-    if (m.svm_api && m.dgpu) {
+  if (const MemObject* range = ScratchRangeAt(m, addr)) {
+    if (range->owner != caller) return RefuseOwned(ctx, *range, "MapMemoryToGPU");
+    HKE_RETURN_IF_ERROR(MapScratchSlice(ctx, m, *range, addr, size, nodes != nullptr ? &want : nullptr));
+    if (out_alternate_va != nullptr) *out_alternate_va = 0;
+    return Status::Ok();
+  }
+  MemObject* o = nullptr;
+  const Status found = FindForCall(ctx, m, addr, size, caller, "MapMemoryToGPU", &o);
+  if (found.is_api(HKE_STATUS_NOT_FOUND)) {
+    if (m.svm_api) {
+      // Registered through SVM (or plain user memory): the pages are
+      // mapped where they are; the GPU address is the user address.
+      uint64_t start = 0, rounded = 0;
+      HKE_RETURN_IF_ERROR(PageRange(m, addr, size, &start, &rounded));
+      HKE_RETURN_IF_ERROR(RefuseOwnedRange(ctx, m, start, rounded, "MapMemoryToGPU"));
       if (nodes == nullptr) AllGpus(m, &want);
       HKE_RETURN_IF_ERROR(SvmMap(ctx, m, addr, size, want));
+      if (out_alternate_va != nullptr) *out_alternate_va = addr;
+      return Status::Ok();
+    }
+    if (!m.dgpu) {  // an APU's GPU reaches system memory as is
       if (out_alternate_va != nullptr) *out_alternate_va = 0;
       return Status::Ok();
     }
     return ctx.diag().Error(NotFound(), kArea, "MapMemoryToGPU: the address is not allocated or registered");
   }
+  HKE_RETURN_IF_ERROR(found);
+  if (o->kind == ObjectKind::kVaOnly) {
+    return ctx.diag().Error(InvalidArgument(), kArea,
+                            "an address-only reservation (OnlyAddress) has no memory to map");
+  }
   if (o->kind == ObjectKind::kNoAddress || o->va_source == VaSource::kHandleArena) {
     return ctx.diag().Error(InvalidArgument(), kArea, "memory without a GPU VA cannot be mapped");
   }
-  if (o->kind == ObjectKind::kHostCpu || o->kind == ObjectKind::kVaOnly) {
-    // APU system memory is reachable as is; a bare reservation has nothing to map.
+  if (o->kind == ObjectKind::kHostCpu) {
+    // APU system memory is reachable as is.
     ++o->map_count;
     if (out_alternate_va != nullptr) *out_alternate_va = 0;
     return Status::Ok();
@@ -138,7 +150,7 @@ Status Map(Context& ctx, uint64_t addr, uint64_t size, const uint32_t* nodes, ui
       o->kind == ObjectKind::kUserptr
           ? o->va + (o->userptr & (static_cast<uint64_t>(m.page_size) - 1))
           : 0;
-  if ((o->kind == ObjectKind::kUserptr || o->kind == ObjectKind::kScratch) && o->map_count > 0) {
+  if (o->kind == ObjectKind::kUserptr && o->map_count > 0) {
     if (nodes != nullptr && !(want == o->mapped)) {
       return ctx.diag().Error(InvalidArgument(), kArea, "mapped memory of this kind cannot change its GPUs");
     }
@@ -146,7 +158,6 @@ Status Map(Context& ctx, uint64_t addr, uint64_t size, const uint32_t* nodes, ui
     if (out_alternate_va != nullptr) *out_alternate_va = alternate;
     return Status::Ok();
   }
-  if (o->kind == ObjectKind::kScratch) return MapScratch(ctx, m, o, out_alternate_va);
   if (o->handle == 0) {
     return ctx.diag().Error(Unsupported(), kArea, "this object cannot be mapped to a GPU");
   }
@@ -170,22 +181,29 @@ Status Map(Context& ctx, uint64_t addr, uint64_t size, const uint32_t* nodes, ui
   return Status::Ok();
 }
 
-Status Unmap(Context& ctx, uint64_t addr) {
-  if (addr == 0) return Status::Ok();
+Status Unmap(Context& ctx, uint64_t addr, Owner caller) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  if (addr == 0) return Status::Ok();
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   if (!m.initialized) return ctx.diag().Error(NotFound(), kArea, "nothing is mapped");
-  MemObject* o = FindExact(m, addr);
-  if (o == nullptr) {
-    if (m.svm_api && m.dgpu) return Status::Ok();  // SVM ranges keep no record
+  if (const MemObject* range = ScratchRangeAt(m, addr)) {
+    if (range->owner != caller) return RefuseOwned(ctx, *range, "UnmapMemoryToGPU");
+    return UnmapScratchSlice(ctx, m, *range, addr);
+  }
+  MemObject* o = nullptr;
+  const Status found = FindForCall(ctx, m, addr, 0, caller, "UnmapMemoryToGPU", &o);
+  if (found.is_api(HKE_STATUS_NOT_FOUND)) {
+    // SVM ranges keep no record; an APU's system memory needs no unmapping.
+    if (m.svm_api || !m.dgpu) return Status::Ok();
     return ctx.diag().Error(NotFound(), kArea, "UnmapMemoryToGPU: the address is not allocated or registered");
   }
+  HKE_RETURN_IF_ERROR(found);
   if (o->map_count == 0 || o->mapped.Empty()) {
     o->map_count = 0;
     return Status::Ok();
   }
-  if ((o->kind == ObjectKind::kUserptr || o->kind == ObjectKind::kScratch) && o->map_count > 1) {
+  if (o->kind == ObjectKind::kUserptr && o->map_count > 1) {
     --o->map_count;
     return Status::Ok();
   }
@@ -200,20 +218,11 @@ Status Unmap(Context& ctx, uint64_t addr) {
   }
   o->mapped.Clear();
   o->map_count = 0;
-  if (o->kind == ObjectKind::kScratch) {
-    // The backing exists only while mapped; a BO the kernel refuses to free
-    // stays with the object (the next map reuses it, Free retries).
-    const Status s = FreeBo(ctx, o->handle);
-    if (s.ok()) {
-      UnindexHandle(m, o);
-      o->handle = 0;
-    }
-    return s;
-  }
   return Status::Ok();
 }
 
 Status Register(Context& ctx, const RegisterArgs& a) {
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   if (a.addr == 0 || a.size == 0) return InvalidArgument();
   if (a.nodes == nullptr && a.num_nodes != 0) return InvalidArgument();
   HsaMemFlags f;
@@ -229,10 +238,15 @@ Status Register(Context& ctx, const RegisterArgs& a) {
   GpuSet set;
   set.Clear();
   if (a.nodes != nullptr) HKE_RETURN_IF_ERROR(NodesToGpus(ctx, m, a.nodes, a.num_nodes, &set));
+  MemObject* o = nullptr;
+  const Status found = FindForCall(ctx, m, a.addr, a.size, Owner::kCaller, "RegisterMemory", &o);
+  if (!found.ok() && !found.is_api(HKE_STATUS_NOT_FOUND)) return found;
+  uint64_t start = 0, rounded = 0;
+  HKE_RETURN_IF_ERROR(PageRange(m, a.addr, a.size, &start, &rounded));
+  HKE_RETURN_IF_ERROR(RefuseOwnedRange(ctx, m, start, rounded, "RegisterMemory"));
   if (!m.dgpu) return Status::Ok();  // an APU's GPU reaches every page already
 
   // Memory this library allocated: registration records the node set.
-  MemObject* o = FindExact(m, a.addr);
   if (o != nullptr && o->kind != ObjectKind::kUserptr) {
     if (a.nodes != nullptr) {
       o->registered = set;
@@ -241,8 +255,6 @@ Status Register(Context& ctx, const RegisterArgs& a) {
     ++o->register_count;
     return Status::Ok();
   }
-  uint64_t start = 0, rounded = 0;
-  HKE_RETURN_IF_ERROR(PageRange(m, a.addr, a.size, &start, &rounded));
   // Plain registration is coarse grain (upstream); the Flags variant says.
   const bool coarse = a.has_flags ? f.ui32.CoarseGrain != 0 : true;
   const bool ext = a.has_flags && f.ui32.ExtendedCoherent;
@@ -254,13 +266,15 @@ Status Register(Context& ctx, const RegisterArgs& a) {
     return SvmSet(ctx, m, start, rounded, attrs, 2);
   }
   if (o != nullptr) {
-    if (o->userptr_size != a.size) {
-      return ctx.diag().Error(AlreadyExists(), kArea,
-                              "the address is registered already with another size");
-    }
-    if (a.nodes != nullptr ? !(o->registered == set) : o->registered_explicitly) {
+    // The same range again: one more reference. Its node set may be given
+    // once; after that a registration must name the same set (upstream).
+    if (o->registered_explicitly && (a.nodes == nullptr || !(o->registered == set))) {
       return ctx.diag().Error(AlreadyExists(), kArea,
                               "the memory is registered already to other nodes");
+    }
+    if (a.nodes != nullptr) {
+      o->registered = set;
+      o->registered_explicitly = true;
     }
     ++o->register_count;
     return Status::Ok();
@@ -326,16 +340,17 @@ Status Register(Context& ctx, const RegisterArgs& a) {
 }
 
 Status Deregister(Context& ctx, uint64_t addr) {
-  if (addr == 0) return InvalidArgument();
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
-  if (!m.initialized || !m.dgpu) return Status::Ok();
-  MemObject* o = FindExact(m, addr);
-  if (o == nullptr) {
-    if (m.svm_api) return Status::Ok();  // SVM registrations keep no record
+  MemObject* o = nullptr;
+  const Status found = FindForCall(ctx, m, addr, 0, Owner::kCaller, "DeregisterMemory", &o);
+  if (found.is_api(HKE_STATUS_NOT_FOUND)) {
+    // SVM registrations keep no record; an APU registers nothing.
+    if (!m.initialized || !m.dgpu || m.svm_api) return Status::Ok();
     return ctx.diag().Error(NotFound(), kArea, "DeregisterMemory: the address is not registered");
   }
+  HKE_RETURN_IF_ERROR(found);
   if (o->kind != ObjectKind::kUserptr && o->kind != ObjectKind::kDmabufImport) {
     o->registered.Clear();
     o->registered_explicitly = false;

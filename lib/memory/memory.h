@@ -11,17 +11,26 @@
 //    hsaKmtCloseKFD releases every object and the MMIO pages (Teardown);
 //    a fork child forgets the state without any I/O.
 //  - Every memory object lives in a slot of a fixed table (MemoryState::
-//    objects) and is indexed by its GPU VA range in one AVL range tree
-//    (disjoint ranges); registered user memory (userptr BOs, which get a
-//    GPU VA of their own, as upstream) is also indexed by its CPU range in
-//    a second tree that allows overlaps. Exact and containing lookups are
-//    O(log n); nothing walks a list.
+//    objects) and is indexed by its GPU VA range in a B+tree (disjoint
+//    ranges); registered user memory (userptr BOs, which get a GPU VA of
+//    their own, as upstream) is also indexed by its exact user range in an
+//    AVL tree that allows overlaps; objects the library owns are indexed
+//    once more in a third tree (owned_index), which also holds the backing
+//    slices of scratch ranges (their VA lies inside the range's, so they
+//    are not in the VA index). Exact and containing lookups are O(log n);
+//    nothing walks a list.
 //  - VA comes from one of three sources: the kernel's mmap (PROT_NONE
 //    NORESERVE reservations, upstream's default "mmap mode" for GPUs whose
 //    GPUVM reaches 2^47); a VaArena over the shared SVM range (reserved
 //    mode: HSA_RESERVE_SVM / hke_config flag, or GPUs with a narrower
 //    GPUVM); and a VaArena over the handle-only aperture above 2^47 (VRAM
 //    allocated with NoAddress; never CPU-visible).
+//  - Owners: an object belongs to the hsaKmt* caller or to the subsystem
+//    of the library that made it (the events page, a queue's buffers, the
+//    MMIO pages, doorbells, scratch backing). A call reaches only objects
+//    of the owner it names: the API names the caller, so an address of a
+//    library-owned object is refused (INVALID_HANDLE, with a diagnostic)
+//    by every call that takes one; QueryPointerInfo still reports it.
 //
 // Ownership: the state is part of the Context (no heap). BO handles, CPU
 // mappings and VA reservations recorded here are owned by the context and
@@ -86,6 +95,19 @@ struct GpuSet {
   }
 };
 
+// Who owns a memory object, and on whose behalf a call runs (see the file
+// comment). kCaller is every hsaKmt* call; the others are the library's
+// subsystems.
+enum class Owner : uint8_t {
+  kCaller,
+  kEvents,   // the events page (dGPU)
+  kQueues,   // a queue's page, EOP buffer and CWSR area; doorbell BOs
+  kVm,       // the MMIO_REMAP pages
+  kScratch,  // the backing slices of scratch ranges
+};
+// What a diagnostic calls an owner's objects.
+const char* OwnerName(Owner o);
+
 // What a memory object is; decides which resources Free releases.
 enum class ObjectKind : uint8_t {
   kDevice,      // VRAM BO, CPU-mapped from the render node at its VA
@@ -95,14 +117,18 @@ enum class ObjectKind : uint8_t {
   kVaOnly,      // OnlyAddress: a VA reservation without backing
   kNoAddress,   // NoAddress VRAM: a BO in the handle aperture, no CPU view
   kUserptr,     // registered user memory (userptr BO, indexed by user address)
-  kScratch,     // the node's scratch backing range
+  kScratch,     // a node's scratch range (VA; its backing is in slices)
+  kScratchSlice,  // one mapped slice of a scratch range: a VRAM BO inside its VA
   kMmio,        // the MMIO_REMAP page of a GPU (internal)
   kDoorbell,    // a GPU's doorbell slice as a DOORBELL BO (queues; internal)
   kDmabufImport,  // imported graphics / IPC buffer
 };
 
-// Objects the library makes for itself (not visible to hsaKmt* callers).
-inline bool IsInternal(ObjectKind k) { return k == ObjectKind::kMmio || k == ObjectKind::kDoorbell; }
+// Objects QueryPointerInfo does not report (the library's own mappings of
+// device pages, scratch backing).
+inline bool IsInternal(ObjectKind k) {
+  return k == ObjectKind::kMmio || k == ObjectKind::kDoorbell || k == ObjectKind::kScratchSlice;
+}
 
 // Where an object's VA came from.
 enum class VaSource : uint8_t { kNone, kMmap, kSvmArena, kSvmCoherentArena, kHandleArena };
@@ -124,8 +150,9 @@ struct MemObject {
   uint32_t node;          // owner node (user id)
   uint32_t register_count;
   uint32_t map_count;
-  uint32_t index_node;    // unused (va_index is keyed by va)
+  uint32_t index_node;    // 0 while in va_index (keyed by va), kNil otherwise
   uint32_t user_index_node;  // kUserptr: node in user_index
+  uint32_t owned_index_node; // owner != kCaller: node in owned_index
   uint64_t indexed_handle;   // the handle entered in handle_index (0: none)
   uint32_t next_free;     // free-list link while the slot is free
   uint16_t gpu;           // index of the GPU that owns the BO (kNoGpu for none)
@@ -135,6 +162,7 @@ struct MemObject {
   bool registered_explicitly;  // RegisterMemoryToNodes gave the node set
   bool ipc_import;             // kDmabufImport from an IPC share handle
   bool kernel_owned;           // the kernel keeps the BO (events page): no UNMAP/FREE
+  Owner owner;
   bool in_use;
   GpuSet registered;      // GPUs the object may be mapped to
   GpuSet mapped;          // GPUs it is mapped to now
@@ -163,9 +191,10 @@ struct GpuVm {
 
 // The storage sizes of the subsystem (lib/core/config.h).
 inline constexpr uint32_t kMaxObjects = config::kMaxVaObjects;
-// AVL range-tree nodes: one per registered user range (user_index), plus
-// the free ranges of the arenas (two nodes each; all arenas together hold
-// at most objects + 3 free ranges).
+// AVL range-tree nodes: one per registered user range (user_index) or
+// library-owned object (owned_index; no object is both), plus the free
+// ranges of the arenas (two nodes each; all arenas together hold at most
+// objects + 3 free ranges).
 inline constexpr uint32_t kRangeNodes = 3 * config::kMaxVaObjects + 16;
 // Distinct node-id lists QueryPointerInfo can hand out (interned by GPU
 // set; the arrays stay valid for the context's lifetime).
@@ -224,7 +253,11 @@ struct MemoryState {
   // Every object by [va, va+size) (GPU VA; disjoint): a B+tree of 640-byte
   // nodes, depth 4 at 10^5 objects, so QueryPointerInfo stays near flat.
   FixedRangeBTree<RangeBTreeNodesFor(kMaxObjects)> va_index;
-  RangeTree user_index;  // userptr objects by [userptr page, rounded size) (may overlap)
+  RangeTree user_index;  // userptr objects by [userptr, userptr + userptr_size) (may overlap)
+  // Library-owned objects by [va, va+size) (disjoint): the scratch slices,
+  // found by nothing else, and what the range calls (SVM attributes,
+  // registration) must not reach.
+  RangeTree owned_index;
   // KFD handles held by live objects (key: the handle, size 1), so a reply
   // naming a BO the library already holds is refused, never freed.
   FixedRangeBTree<RangeBTreeNodesFor(kMaxObjects)> handle_index;
@@ -279,7 +312,8 @@ void Forget(Context& ctx);
 // reply's offset, mapped to the GPU and its peers (upstream's dGPU path).
 // *out_va only on success; a failure leaves nothing behind. INVALID_NODE
 // for an unknown gpu_id. Released by FreeDoorbell (NOT_FOUND for any other
-// address); hsaKmtFreeMemory and QueryPointerInfo do not see it.
+// address). It belongs to the queues (Owner::kQueues): the API's address
+// calls refuse it and QueryPointerInfo does not report it.
 Status MapDoorbell(Context& ctx, uint32_t gpu_id, uint64_t size, uint64_t* out_va);
 Status FreeDoorbell(Context& ctx, uint64_t va);
 // The MMIO page of a GPU, for the topology's MMIO_REMAP bank (0: none).
@@ -287,20 +321,28 @@ uint64_t MmioBase(Context& ctx, uint32_t gpu_id);
 
 // Operations ---------------------------------------------------------------
 
+// Every call below that takes an address reaches only objects of `caller`
+// (the hsaKmt* API: Owner::kCaller): an object of another owner is
+// INVALID_HANDLE with a diagnostic naming it, before any kernel call.
 struct AllocArgs {
   uint32_t node;
   uint64_t size;
   uint64_t align;     // 0: automatic
   uint32_t flags;     // HsaMemFlags.Value
   uint64_t address;   // FixedAddress: the requested VA
+  Owner owner;        // who the object belongs to (kCaller for the API)
 };
 Status Alloc(Context& ctx, const AllocArgs& args, uint64_t* out_addr);
-Status Free(Context& ctx, uint64_t addr);
+Status Free(Context& ctx, uint64_t addr, Owner caller = Owner::kCaller);
 
 // nodes == nullptr: the default set (registered GPUs, else peers, else all).
+// An address inside a scratch range maps the slice [addr, addr+size) of
+// its backing (scratch.cc). *out_alternate_va: the GPU address of
+// registered user memory (its userptr BO's VA, or the user address itself
+// in SVM mode, with the page offset), else 0.
 Status Map(Context& ctx, uint64_t addr, uint64_t size, const uint32_t* nodes, uint32_t num_nodes,
-           uint64_t* out_alternate_va);
-Status Unmap(Context& ctx, uint64_t addr);
+           uint64_t* out_alternate_va, Owner caller = Owner::kCaller);
+Status Unmap(Context& ctx, uint64_t addr, Owner caller = Owner::kCaller);
 
 struct RegisterArgs {
   uint64_t addr;

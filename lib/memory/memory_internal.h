@@ -29,12 +29,39 @@ inline uint32_t SlotOf(const MemoryState& m, const MemObject* o) {
 
 // Lookups (O(log n)) ----------------------------------------------------
 
-// The object whose VA range starts exactly at `addr` (va index), else the
-// userptr object whose registered user range starts at `addr`.
-MemObject* FindExact(MemoryState& m, uint64_t addr);
-// The object whose VA range contains `addr`, else a userptr object whose
-// user range contains it.
+// The object a call names by `addr` (upstream's exact lookup, fmm.c
+// vm_find_object; `size` 0 when the call gives none):
+//  1. registered user memory whose user range starts at `addr`: with a
+//     size, the registration of exactly that size; without one, the only
+//     registration starting there (none when several do);
+//  2. else the object whose GPU VA starts at the page of `addr`: a userptr
+//     BO when its user address has the same page offset (and the size
+//     matches when given), so the GPU address Map returned names it; any
+//     other object only when `addr` is its start.
+// Scratch slices are not found here (FindOwnedAt).
+MemObject* FindExact(MemoryState& m, uint64_t addr, uint64_t size = 0);
+// The object whose VA range contains `addr`, else the registration of user
+// memory around it that upstream's lookup picks (one starting at `addr`,
+// else the nearest enclosing start).
 MemObject* FindContaining(MemoryState& m, uint64_t addr);
+// Library-owned objects (owned_index): the one starting at `addr`, the one
+// containing it, the first overlapping [start, start+size) (nullptr: none).
+MemObject* FindOwnedAt(MemoryState& m, uint64_t addr);
+MemObject* FindOwnedContaining(MemoryState& m, uint64_t addr);
+MemObject* FindOwnedOverlapping(MemoryState& m, uint64_t start, uint64_t size);
+// INVALID_HANDLE, with a diagnostic naming `call` and the object's owner.
+Status RefuseOwned(Context& ctx, const MemObject& o, const char* call);
+// The lookup of an address-taking call made on behalf of `caller`:
+// FindExact's object in *out, or NOT_FOUND (no diagnostic: the call's
+// status for an unknown address is its own). An object of another owner,
+// or when nothing else is found a library-owned object starting at `addr`
+// (scratch backing), is refused (RefuseOwned).
+Status FindForCall(Context& ctx, MemoryState& m, uint64_t addr, uint64_t size, Owner caller,
+                   const char* call, MemObject** out);
+// A range call (registration, SVM attributes) must not reach library-owned
+// objects: INVALID_HANDLE (RefuseOwned) when one overlaps the range.
+Status RefuseOwnedRange(Context& ctx, MemoryState& m, uint64_t start, uint64_t size,
+                        const char* call);
 // Inserts the object into the index its kind belongs to.
 Status Index(Context& ctx, MemoryState& m, MemObject* o);
 void Unindex(MemoryState& m, MemObject* o);
@@ -100,6 +127,23 @@ Status UnmapBo(Context& ctx, const MemoryState& m, uint64_t handle, const GpuSet
 // and its slot. Errors are reported through diagnostics; the object is
 // gone afterwards either way unless `keep_on_error` and an unmap failed.
 Status DestroyObject(Context& ctx, MemoryState& m, MemObject* o, bool force = false);
+
+// Scratch backing (scratch.cc) -------------------------------------------
+
+// hsaKmtMapMemoryToGPU(Nodes) of [addr, addr+size) inside the scratch range
+// `range`: one VRAM BO for exactly that slice, mapped to the range's GPU
+// (`want`, when given, must name that GPU only). The same slice again
+// gains a reference; a slice overlapping another, outside the range or
+// not page aligned is INVALID_ARGUMENT. An APU's scratch is host memory:
+// nothing to do.
+Status MapScratchSlice(Context& ctx, MemoryState& m, const MemObject& range, uint64_t addr,
+                       uint64_t size, const GpuSet* want);
+// hsaKmtUnmapMemoryToGPU of the slice starting at `addr`: the last
+// reference unmaps and frees its BO. NOT_FOUND when no slice starts there.
+Status UnmapScratchSlice(Context& ctx, MemoryState& m, const MemObject& range, uint64_t addr);
+// Releases every slice of `range` (before its VA goes); the first failure
+// is returned and the slices that failed stay.
+Status ReleaseScratchSlices(Context& ctx, MemoryState& m, const MemObject& range, bool force);
 
 // The default mapping targets of an object (upstream's order): the
 // registered set, else the owning GPU's peers, else every GPU.

@@ -1,5 +1,6 @@
-// The object slot table, the two address indexes and the node <-> GPU
-// translations of the memory subsystem.
+// The object slot table, the address indexes (GPU VA, user ranges,
+// library-owned objects), the lookups every call makes through them, the
+// owner check, and the node <-> GPU translations of the memory subsystem.
 #include "lib/core/text.h"
 #include "lib/memory/memory_internal.h"
 
@@ -24,10 +25,22 @@ void MemoryState::Construct() {
   va_index.Clear();
   handle_index.Clear();
   (void)user_index.Init(&nodes);
+  (void)owned_index.Init(&nodes);
   num_node_lists = 0;
   for (GraphicsMetadata& g : metadata) g.in_use = false;
   xnack = -1;
   kept_base = kept_size = 0;
+}
+
+const char* OwnerName(Owner o) {
+  switch (o) {
+    case Owner::kCaller: return "the caller";
+    case Owner::kEvents: return "the events page";
+    case Owner::kQueues: return "a queue's buffers or doorbells";
+    case Owner::kVm: return "a GPU's MMIO page";
+    case Owner::kScratch: return "scratch backing";
+  }
+  return "the library";
 }
 
 namespace internal {
@@ -50,6 +63,8 @@ Status TakeSlot(Context& ctx, MemoryState& m, uint32_t* out_slot) {
   o.gpu = kNoGpu;
   o.index_node = kNil;
   o.user_index_node = kNil;
+  o.owned_index_node = kNil;
+  o.owner = Owner::kCaller;
   o.indexed_handle = 0;
   o.next_free = kNoSlot;
   o.in_use = true;
@@ -74,25 +89,31 @@ void ReleaseSlot(MemoryState& m, uint32_t slot) {
 
 Status Index(Context& ctx, MemoryState& m, MemObject* o) {
   const uint32_t slot = SlotOf(m, o);
-  Status s = m.va_index.Insert(o->va, o->size, slot);
+  // A scratch slice lies inside its range's VA: only owned_index has it.
+  const bool in_va = o->kind != ObjectKind::kScratchSlice;
+  Status s = in_va ? m.va_index.Insert(o->va, o->size, slot) : Status::Ok();
+  bool va_done = s.ok() && in_va;
   if (s.ok() && o->kind == ObjectKind::kUserptr) {
-    const uint64_t page_start = o->userptr & ~(static_cast<uint64_t>(m.page_size) - 1);
     uint32_t user_node = kNil;
-    s = m.user_index.Insert(page_start, o->size, slot, &user_node);
-    if (!s.ok()) {
-      (void)m.va_index.Erase(o->va);
-    } else {
-      o->user_index_node = user_node;
-    }
+    s = m.user_index.Insert(o->userptr, o->userptr_size, slot, &user_node);
+    if (s.ok()) o->user_index_node = user_node;
+  }
+  if (s.ok() && o->owner != Owner::kCaller) {
+    uint32_t owned_node = kNil;
+    s = m.owned_index.Insert(o->va, o->size, slot, &owned_node);
+    if (s.ok()) o->owned_index_node = owned_node;
   }
   if (!s.ok()) {
+    if (va_done) (void)m.va_index.Erase(o->va);
+    if (o->user_index_node != kNil) (void)m.user_index.Erase(o->user_index_node);
+    o->user_index_node = kNil;
     if (s.is_api(HKE_STATUS_RESOURCE_EXHAUSTED)) {
       return ctx.diag().Error(s, kArea,
                               "the memory index is full (raise hke::config::kMaxVaObjects)");
     }
     return ctx.diag().Error(s, kArea, "a memory object overlaps the address index");
   }
-  o->index_node = 0;
+  o->index_node = in_va ? 0 : kNil;
   if (o->handle != 0) IndexHandle(m, o);
   return Status::Ok();
 }
@@ -116,23 +137,34 @@ void Unindex(MemoryState& m, MemObject* o) {
   UnindexHandle(m, o);
   if (o->index_node != kNil) (void)m.va_index.Erase(o->va);
   if (o->user_index_node != kNil) (void)m.user_index.Erase(o->user_index_node);
+  if (o->owned_index_node != kNil) (void)m.owned_index.Erase(o->owned_index_node);
   o->index_node = kNil;
   o->user_index_node = kNil;
+  o->owned_index_node = kNil;
 }
 
-MemObject* FindExact(MemoryState& m, uint64_t addr) {
-  RangeBTree::Entry e{};
-  if (m.va_index.FindExact(addr, &e)) return &m.objects[e.value];
-  // Registered user memory by the address the caller registered (not
-  // necessarily page aligned).
-  const uint64_t page_start = addr & ~(static_cast<uint64_t>(m.page_size) - 1);
-  uint32_t n = m.user_index.LowerBound(page_start, 0);
-  while (n != kNil && m.user_index.node(n).start == page_start) {
-    MemObject* o = &m.objects[m.user_index.node(n).value];
-    if (o->userptr == addr) return o;
-    n = m.user_index.Successor(n);
+MemObject* FindExact(MemoryState& m, uint64_t addr, uint64_t size) {
+  // 1. Registered user memory by the address the caller registered.
+  uint32_t n = m.user_index.LowerBound(addr, size);
+  if (n != kNil && m.user_index.node(n).start == addr) {
+    const RangeNode& u = m.user_index.node(n);
+    if (size != 0) {
+      if (u.size == size) return &m.objects[u.value];
+    } else {
+      const uint32_t next = m.user_index.Successor(n);
+      if (next == kNil || m.user_index.node(next).start != addr) return &m.objects[u.value];
+    }
   }
-  return nullptr;
+  // 2. The object at the page's GPU VA.
+  const uint64_t page_mask = static_cast<uint64_t>(m.page_size) - 1;
+  RangeBTree::Entry e{};
+  if (!m.va_index.FindExact(addr & ~page_mask, &e)) return nullptr;
+  MemObject* o = &m.objects[e.value];
+  if (o->kind == ObjectKind::kUserptr) {
+    const bool offset_ok = (o->userptr & page_mask) == (addr & page_mask);
+    return offset_ok && (size == 0 || size == o->userptr_size) ? o : nullptr;
+  }
+  return o->va == addr ? o : nullptr;
 }
 
 MemObject* FindContaining(MemoryState& m, uint64_t addr) {
@@ -146,8 +178,62 @@ MemObject* FindContaining(MemoryState& m, uint64_t addr) {
     MemObject* o = &m.objects[slot];
     if (addr - start < RangeExtent(o->size)) return o;
   }
-  const uint32_t u = m.user_index.FindContaining(addr);
+  const uint32_t u = m.user_index.FindNearestContaining(addr);
   return u != kNil ? &m.objects[m.user_index.node(u).value] : nullptr;
+}
+
+MemObject* FindOwnedAt(MemoryState& m, uint64_t addr) {
+  const uint32_t n = m.owned_index.LowerBound(addr, 0);
+  if (n == kNil || m.owned_index.node(n).start != addr) return nullptr;
+  return &m.objects[m.owned_index.node(n).value];
+}
+
+MemObject* FindOwnedContaining(MemoryState& m, uint64_t addr) {
+  // Owned ranges are disjoint: only the last one starting at or before
+  // addr can contain it.
+  const uint32_t n = m.owned_index.FindLastStartingAtOrBefore(addr);
+  if (n == kNil) return nullptr;
+  const RangeNode& r = m.owned_index.node(n);
+  return addr - r.start < r.size ? &m.objects[r.value] : nullptr;
+}
+
+MemObject* FindOwnedOverlapping(MemoryState& m, uint64_t start, uint64_t size) {
+  if (size == 0) return nullptr;
+  const uint64_t last = size - 1 > UINT64_MAX - start ? UINT64_MAX : start + (size - 1);
+  // Disjoint ranges: the last one starting at or before the range's last
+  // byte overlaps it exactly when it ends after the range's start (any
+  // earlier one ends before that one starts).
+  const uint32_t n = m.owned_index.FindLastStartingAtOrBefore(last);
+  if (n == kNil) return nullptr;
+  const RangeNode& r = m.owned_index.node(n);
+  return RangeEnd(r.start, r.size) > start ? &m.objects[r.value] : nullptr;
+}
+
+Status RefuseOwned(Context& ctx, const MemObject& o, const char* call) {
+  FixedText<192> t;
+  t.Append(call).Append(": the buffer at that address belongs to the library (")
+      .Append(OwnerName(o.owner))
+      .Append("); only the library maps, changes or releases it");
+  return ctx.diag().Error(InvalidHandle(), kArea, t.c_str());
+}
+
+Status FindForCall(Context& ctx, MemoryState& m, uint64_t addr, uint64_t size, Owner caller,
+                   const char* call, MemObject** out) {
+  MemObject* o = m.initialized ? FindExact(m, addr, size) : nullptr;
+  if (o == nullptr && m.initialized) {
+    MemObject* owned = FindOwnedAt(m, addr);
+    if (owned != nullptr && owned->owner != caller) return RefuseOwned(ctx, *owned, call);
+  }
+  if (o == nullptr) return NotFound();
+  if (o->owner != caller) return RefuseOwned(ctx, *o, call);
+  *out = o;
+  return Status::Ok();
+}
+
+Status RefuseOwnedRange(Context& ctx, MemoryState& m, uint64_t start, uint64_t size,
+                        const char* call) {
+  const MemObject* o = m.initialized ? FindOwnedOverlapping(m, start, size) : nullptr;
+  return o != nullptr ? RefuseOwned(ctx, *o, call) : Status::Ok();
 }
 
 uint16_t GpuOfNode(const MemoryState& m, uint32_t node) {

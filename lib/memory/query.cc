@@ -123,10 +123,12 @@ Status SetUserData(Context& ctx, uint64_t addr, uint64_t user_data) {
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   // Upstream matches the start of the object only.
-  MemObject* o = m.initialized ? FindExact(m, addr) : nullptr;
-  if (o == nullptr || IsInternal(o->kind)) {
+  MemObject* o = nullptr;
+  const Status found = FindForCall(ctx, m, addr, 0, Owner::kCaller, "SetMemoryUserData", &o);
+  if (found.is_api(HKE_STATUS_NOT_FOUND)) {
     return ctx.diag().Error(NotFound(), kArea, "SetMemoryUserData: no object starts there");
   }
+  HKE_RETURN_IF_ERROR(found);
   o->user_data = user_data;
   return Status::Ok();
 }
@@ -242,6 +244,7 @@ bool LocationToNode(const MemoryState& m, uint32_t location, uint32_t* out_node)
 
 Status SvmCall(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
                HSA_SVM_ATTRIBUTE* attrs, uint32_t op) {
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   if (attrs == nullptr && nattr != 0) return InvalidArgument();
   if (nattr > kSvmAttrCapacity) {
     return ctx.diag().Error(Overflow(), kArea, "too many SVM attributes in one call");
@@ -253,6 +256,7 @@ Status SvmCall(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
   }
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
+  if (op == kfd::kSvmOpSetAttr) HKE_RETURN_IF_ERROR(RefuseOwnedRange(ctx, m, start, size, "SVMSetAttr"));
   kfd::SvmAttribute* k = m.svm_attrs;
   for (uint32_t i = 0; i < nattr; ++i) {
     k[i].type = attrs[i].type;
@@ -307,7 +311,9 @@ Status SvmGetAttr(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
 
 Status ExportDmabuf(Context& ctx, uint64_t addr, uint64_t size, uint64_t flags, int* out_fd,
                     uint64_t* out_offset) {
-  if (out_fd == nullptr || out_offset == nullptr || size == 0) return InvalidArgument();
+  if (out_fd == nullptr || out_offset == nullptr) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  if (size == 0) return InvalidArgument();
   if (flags != 0) return ctx.diag().Error(InvalidArgument(), kArea, "no dma-buf flags are defined");
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
   if (ctx.device().version_minor < kfd::kMinorExportDmabuf) {
@@ -316,6 +322,11 @@ Status ExportDmabuf(Context& ctx, uint64_t addr, uint64_t size, uint64_t flags, 
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   MemObject* o = FindContaining(m, addr);
+  // Scratch backing lies inside the caller's scratch range.
+  if (o != nullptr && o->kind == ObjectKind::kScratch) {
+    if (MemObject* slice = FindOwnedContaining(m, addr)) o = slice;
+  }
+  if (o != nullptr && o->owner != Owner::kCaller) return RefuseOwned(ctx, *o, "ExportDMABufHandle");
   if (o == nullptr || o->handle == 0 || IsInternal(o->kind)) {
     return ctx.diag().Error(NotFound(), kArea, "ExportDMABufHandle: no buffer at that address");
   }
@@ -378,30 +389,40 @@ Status CheckInvariants(Context& ctx) {
   const char* why = nullptr;
   Status s = m.va_index.CheckInvariants(&why);
   if (s.ok()) s = m.user_index.CheckInvariants(&why);
+  if (s.ok()) s = m.owned_index.CheckInvariants(&why);
   if (s.ok() && m.handle_arena.initialized()) s = m.handle_arena.CheckInvariants(&why);
   if (s.ok() && m.svm_arena.initialized()) s = m.svm_arena.CheckInvariants(&why);
   if (s.ok() && m.svm_coherent_arena.initialized()) s = m.svm_coherent_arena.CheckInvariants(&why);
   if (!s.ok()) return ctx.diag().Error(s, kArea, why != nullptr ? why : "index invariant");
-  // Every live object is indexed once and every index entry names a live
-  // object whose key matches.
-  uint32_t live = 0, users = 0;
+  // Every live object is in each index its kind and owner call for, once,
+  // and every index entry names a live object whose key matches.
+  uint32_t live = 0, users = 0, owned = 0, slices = 0;
   for (uint32_t i = 0; i < m.object_high_water; ++i) {
     const MemObject& o = m.objects[i];
     if (!o.in_use) continue;
     ++live;
     const bool user = o.kind == ObjectKind::kUserptr;
+    const bool slice = o.kind == ObjectKind::kScratchSlice;
+    const bool lib = o.owner != Owner::kCaller;
     users += user ? 1 : 0;
-    if (o.index_node == kNil || (user != (o.user_index_node != kNil))) {
+    owned += lib ? 1 : 0;
+    slices += slice ? 1 : 0;
+    if ((o.index_node == kNil) != slice || user != (o.user_index_node != kNil) ||
+        lib != (o.owned_index_node != kNil)) {
       return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea, "an object is not indexed");
     }
     RangeBTree::Entry e{};
-    if (!m.va_index.FindExact(o.va, &e) || e.value != i || e.size != o.size ||
-        (user && m.user_index.node(o.user_index_node).value != i)) {
+    const bool va_ok = slice || (m.va_index.FindExact(o.va, &e) && e.value == i && e.size == o.size);
+    const RangeNode* u = user ? &m.user_index.node(o.user_index_node) : nullptr;
+    const RangeNode* w = lib ? &m.owned_index.node(o.owned_index_node) : nullptr;
+    if (!va_ok || (u != nullptr && (u->value != i || u->start != o.userptr || u->size != o.userptr_size)) ||
+        (w != nullptr && (w->value != i || w->start != o.va || w->size != o.size))) {
       return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea,
                               "an index entry names another object or range");
     }
   }
-  if (live != m.live_objects || live != m.va_index.count() || users != m.user_index.count()) {
+  if (live != m.live_objects || live - slices != m.va_index.count() ||
+      users != m.user_index.count() || owned != m.owned_index.count()) {
     return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea,
                             "the object count disagrees with the indexes");
   }

@@ -338,6 +338,48 @@ uint32_t RangeTree::FindContaining(uint64_t addr) const {
   return at != kNil && N(at).start == addr ? at : kNil;
 }
 
+// The nodes starting before addr, greatest key first, are found along the
+// search path of addr: a path node starting before addr is followed (in
+// descending key order) by its own left subtree, and path nodes further
+// down hold greater keys than those above them. So the path's such nodes go
+// on a stack (at most the tree's height); popping one, the node itself is
+// tried, then its left subtree, whose every node starts before addr: when
+// that subtree's max_end exceeds addr it holds an answer, and the greatest
+// one is reached by one descent (right child while its max_end exceeds
+// addr, else the node if it contains addr, else the left child).
+uint32_t RangeTree::FindNearestContaining(uint64_t addr) const {
+  const uint32_t at = LowerBound(addr, 0);
+  if (at != kNil && N(at).start == addr) return at;
+  uint32_t stack[kMaxHeight];
+  uint32_t depth = 0;
+  for (uint32_t cur = root_; cur != kNil;) {
+    const RangeNode& c = N(cur);
+    if (c.start < addr) {
+      if (depth < kMaxHeight) stack[depth++] = cur;
+      cur = c.right;
+    } else {
+      cur = c.left;
+    }
+  }
+  while (depth > 0) {
+    const uint32_t x = stack[--depth];
+    if (RangeEnd(N(x).start, N(x).size) > addr) return x;
+    uint32_t y = N(x).left;
+    if (y == kNil || N(y).max_end <= addr) continue;
+    while (y != kNil) {
+      const RangeNode& c = N(y);
+      if (c.right != kNil && N(c.right).max_end > addr) {
+        y = c.right;
+      } else if (RangeEnd(c.start, c.size) > addr) {
+        return y;
+      } else {
+        y = c.left;  // max_end(y) > addr, so the left subtree holds it
+      }
+    }
+  }
+  return kNil;
+}
+
 uint32_t RangeTree::First() const { return root_ == kNil ? kNil : MinOf(root_); }
 
 uint32_t RangeTree::Last() const { return root_ == kNil ? kNil : MaxOf(root_); }

@@ -22,8 +22,8 @@
 // start + size must not overflow 64 bits.
 //
 // Cost. Pool Allocate/Release: O(1). Tree Insert, Erase, FindExact,
-// LowerBound, FindLastStartingAtOrBefore, FindContaining, First, Last:
-// O(log n) worst case (the AVL height is below 1.45 log2(n + 2)).
+// LowerBound, FindLastStartingAtOrBefore, FindContaining,
+// FindNearestContaining, First, Last: O(log n) worst case (the AVL height is below 1.45 log2(n + 2)).
 // Predecessor/Successor: O(log n) worst case, O(1) amortised over a walk.
 // Clear and CheckInvariants: O(n).
 //
@@ -150,6 +150,11 @@ class RangeTree {
   // range contains `addr` (start <= addr < start + size; a size-0 node
   // contains only its start).
   uint32_t FindContaining(uint64_t addr) const;
+  // The innermost range around `addr`, as upstream's userptr lookup picks
+  // it: the smallest key starting at `addr` if there is one, else among
+  // the nodes starting before `addr` that contain it the greatest key (the
+  // nearest start; of equal starts the largest size).
+  uint32_t FindNearestContaining(uint64_t addr) const;
   uint32_t First() const;
   uint32_t Last() const;
   uint32_t Successor(uint32_t node_index) const;

@@ -92,7 +92,9 @@ constexpr uint32_t kShareMagic = 0x48534831u;  // "HSH1"
 }  // namespace
 
 Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResourceInfo* out) {
-  if (out == nullptr || a.dmabuf_fd > 0x7fffffffu) return InvalidArgument();
+  if (out == nullptr) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  if (a.dmabuf_fd > 0x7fffffffu) return InvalidArgument();
   if (a.nodes == nullptr && a.num_nodes != 0) return InvalidArgument();
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
   LockGuard lock(ctx.memory_lock());
@@ -191,11 +193,15 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
 }
 
 Status ShareMemory(Context& ctx, uint64_t addr, uint64_t size, HsaSharedMemoryHandle* out) {
-  if (out == nullptr || addr == 0) return InvalidArgument();
+  if (out == nullptr) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  if (addr == 0) return InvalidArgument();
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
   LockGuard lock(ctx.memory_lock());
   MemoryState& m = ctx.memory();
-  MemObject* o = FindExact(m, addr);
+  MemObject* o = nullptr;
+  const Status found = FindForCall(ctx, m, addr, 0, Owner::kCaller, "ShareMemory", &o);
+  if (!found.ok() && !found.is_api(HKE_STATUS_NOT_FOUND)) return found;
   if (o == nullptr || o->handle == 0 || o->gpu == kNoGpu || IsInternal(o->kind) ||
       o->kind == ObjectKind::kUserptr) {
     return ctx.diag().Error(NotFound(), kArea, "ShareMemory: no shareable buffer starts there");
@@ -223,8 +229,9 @@ Status ShareMemory(Context& ctx, uint64_t addr, uint64_t size, HsaSharedMemoryHa
 
 Status RegisterShared(Context& ctx, const HsaSharedMemoryHandle* handle, const uint32_t* nodes,
                       uint32_t num_nodes, uint64_t* out_addr, uint64_t* out_size) {
-  if (handle == nullptr || out_addr == nullptr || out_size == nullptr) return InvalidArgument();
-  if (nodes == nullptr && num_nodes != 0) return InvalidArgument();
+  if (out_addr == nullptr || out_size == nullptr) return InvalidArgument();
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  if (handle == nullptr || (nodes == nullptr && num_nodes != 0)) return InvalidArgument();
   const HSAuint32* h = *handle;
   if (h[kWordMagic] != kShareMagic || h[kWordPages] == 0) {
     return InvalidArgument();

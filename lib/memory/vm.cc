@@ -302,6 +302,7 @@ Status CreateKfdMapped(Context& ctx, MemoryState& m, uint16_t g, ObjectKind kind
     return s;
   }
   o->kind = kind;
+  o->owner = kind == ObjectKind::kMmio ? Owner::kVm : Owner::kQueues;
   o->va = r.va;
   o->size = size;
   o->request_size = size;
@@ -363,6 +364,7 @@ void ResetStorage(MemoryState& m) {
   m.svm_coherent_arena.Reset();
   m.va_index.Clear();
   m.user_index.Clear();
+  m.owned_index.Clear();
   new (&m.nodes) FixedRangeNodePool<kRangeNodes>();
   m.Construct();
   m.kept_base = kept_base;

@@ -161,11 +161,12 @@ Status AllocMapped(Context& ctx, uint32_t alloc_node, uint32_t map_node, uint64_
   a.node = alloc_node;
   a.size = size;
   a.flags = flags.Value;
+  a.owner = memory::Owner::kQueues;  // the caller can neither free nor remap it
   uint64_t va = 0;
   HKE_RETURN_IF_ERROR(memory::Alloc(ctx, a, &va));
-  const Status s = memory::Map(ctx, va, size, &map_node, 1, nullptr);
+  const Status s = memory::Map(ctx, va, size, &map_node, 1, nullptr, memory::Owner::kQueues);
   if (!s.ok()) {
-    (void)memory::Free(ctx, va);
+    (void)memory::Free(ctx, va, memory::Owner::kQueues);
     return s;
   }
   *out_va = va;
@@ -179,7 +180,7 @@ Status FreeBuffers(Context& ctx, QueueSlot& s) {
   uint64_t* vas[3] = {&s.eop_va, &s.cwsr_va, &s.page_va};  // upstream's order
   for (uint64_t* va : vas) {
     if (*va == 0) continue;
-    const Status f = memory::Free(ctx, *va);
+    const Status f = memory::Free(ctx, *va, memory::Owner::kQueues);
     if (f.ok()) {
       *va = 0;
     } else if (first.ok()) {

@@ -17,6 +17,23 @@ HsaPointerInfo Info(const void* p) {
   return i;
 }
 
+// The first GPU's MMIO page (its MMIO_REMAP bank): a buffer the library owns.
+void* MmioPage(Env& e) {
+  const uint32_t node = e.Gpu();
+  HsaNodeProperties p{};
+  REQUIRE(hsaKmtGetNodeProperties(node, &p) == HSAKMT_STATUS_SUCCESS);
+  HsaMemoryProperties banks[16] = {};
+  REQUIRE(p.NumMemoryBanks <= 16);
+  REQUIRE(hsaKmtGetNodeMemoryProperties(node, p.NumMemoryBanks, banks) == HSAKMT_STATUS_SUCCESS);
+  for (uint32_t i = 0; i < p.NumMemoryBanks; ++i) {
+    if (banks[i].HeapType == HSA_HEAPTYPE_MMIO_REMAP) {
+      return reinterpret_cast<void*>(static_cast<uintptr_t>(banks[i].VirtualBaseAddress));
+    }
+  }
+  FAIL("no MMIO_REMAP bank");
+  return nullptr;
+}
+
 // An address the library has never heard of.
 void* Unknown() {
   static int local;
@@ -136,9 +153,11 @@ void* SvmRange(Env& e, uint64_t size) {
   return h;
 }
 
-// NULL attributes with a count: INVALID_PARAMETER before any ioctl.
+// NULL attributes with a count: INVALID_PARAMETER before any ioctl (after
+// the open check, which comes first).
 template <typename Call>
 Outcome SvmNullAttrs(Env& e, Call call) {
+  e.Open();
   void* h = e.Host(kSize);
   e.Mark();
   const HSAKMT_STATUS s = call(h, kSize, 1, nullptr);
@@ -330,9 +349,12 @@ void AddMemoryRows(std::vector<Row>* rows) {
          return e.Ok(s, Info(p).NRegisteredNodes == 0, "no registered node afterwards");
        },
        [](Env& e) {
-         e.Open();
-         const HSAKMT_STATUS s = hsaKmtDeregisterMemory(nullptr);
-         return e.Expect(s, HSAKMT_STATUS_INVALID_PARAMETER, true, "NULL address");
+         void* mmio = MmioPage(e);
+         e.Mark();
+         const HSAKMT_STATUS s = hsaKmtDeregisterMemory(mmio);
+         return e.Expect(s, HSAKMT_STATUS_INVALID_HANDLE,
+                         e.Quiet() && e.DiagHas("belongs to the library"),
+                         "the library's MMIO page: refused, no ioctl");
        }},
       {"hsaKmtMapMemoryToGPU", Kind::kReal,
        [](Env& e) {

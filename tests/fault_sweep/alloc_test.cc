@@ -1,6 +1,7 @@
 // Fault sweep: hsaKmtAllocMemory + hsaKmtFreeMemory of every allocation
 // kind (system paged, system GTT, VRAM, VRAM with host access, NoAddress,
-// OnlyAddress, scratch with its map/unmap, AQL queue memory).
+// OnlyAddress, scratch with its map/unmap, AQL queue memory), and slices
+// of a scratch range mapped and unmapped on their own.
 #include <cstring>
 
 #include "doctest/doctest.h"
@@ -47,6 +48,40 @@ class AllocFree : public sweep::Body {
  private:
   static constexpr uint64_t kSize = 64 * 1024;
   Kind k_;
+};
+
+// Two slices of one scratch range mapped at non-zero offsets and unmapped
+// one by one; the range itself is arranged and freed outside act. A slice
+// whose backing could not be released stays with the range, and freeing
+// the range releases it.
+class ScratchSlices : public sweep::Body {
+ public:
+  void Arrange(Run& r) override {
+    HsaMemFlags f = sweep::Flags();
+    f.ui32.Scratch = 1;
+    r.Require("hsaKmtAllocMemory", hsaKmtAllocMemory(r.gpu_node(0), kRange, f, &base_));
+  }
+  void Act(Run& r) override {
+    if (base_ == nullptr) return;
+    char* a = static_cast<char*>(base_) + 64 * 1024;
+    char* b = static_cast<char*>(base_) + 256 * 1024 + 4096;
+    if (r.Step("hsaKmtMapMemoryToGPU (slice a)",
+               [&] { return hsaKmtMapMemoryToGPU(a, 64 * 1024, nullptr); }) != HSAKMT_STATUS_SUCCESS) {
+      return;
+    }
+    if (r.Step("hsaKmtMapMemoryToGPU (slice b)",
+               [&] { return hsaKmtMapMemoryToGPU(b, 8192, nullptr); }) == HSAKMT_STATUS_SUCCESS) {
+      r.MustRecover("hsaKmtUnmapMemoryToGPU (slice b)", [&] { return hsaKmtUnmapMemoryToGPU(b); });
+    }
+    r.MustRecover("hsaKmtUnmapMemoryToGPU (slice a)", [&] { return hsaKmtUnmapMemoryToGPU(a); });
+  }
+  void Cleanup(Run& r) override {
+    if (base_ != nullptr) r.Require("hsaKmtFreeMemory", hsaKmtFreeMemory(base_, kRange));
+  }
+
+ private:
+  static constexpr uint64_t kRange = 1 << 20;
+  void* base_ = nullptr;
 };
 
 void SweepKind(const Kind& k, uint32_t flags = 0) {
@@ -117,6 +152,15 @@ TEST_CASE(
     "fault sweep: scratch AllocMemory, Map (backing BO), Unmap and FreeMemory leave no slot, VA or "
     "backing behind") {
   SweepKind({"scratch + map", true, [](HsaMemFlags& f) { f.ui32.Scratch = 1; }, false, true});
+}
+
+TEST_CASE(
+    "fault sweep: scratch slices mapped at offsets and unmapped one by one leave no backing BO "
+    "behind") {
+  sweep::Scenario s;
+  s.name = "scratch slices";
+  s.make = [] { return std::make_unique<ScratchSlices>(); };
+  sweep::Report(s, sweep::Sweep(s));
 }
 
 TEST_CASE(

@@ -993,12 +993,14 @@ struct Run::Impl {
                 std::to_string(st.handle_aperture_free) + " B free");
     }
     // The range-node pool holds the user_index (one node per registered
-    // user range; va_index is a B+tree with its own storage) and the arenas'
-    // free ranges: in mmap mode only the handle aperture's (two nodes for
-    // its one free range); reserved mode adds the SVM arenas, whose nodes
-    // the comparison with after-prepare below covers.
-    const uint32_t expect_nodes =
-        m.user_index.count() + (st.handle_aperture_free != 0 ? 2u : 0u);
+    // user range; va_index is a B+tree with its own storage), the
+    // owned_index (one node per library-owned object: the MMIO pages, the
+    // events page, doorbells) and the arenas' free ranges: in mmap mode
+    // only the handle aperture's (two nodes for its one free range);
+    // reserved mode adds the SVM arenas, whose nodes the comparison with
+    // after-prepare below covers.
+    const uint32_t expect_nodes = m.user_index.count() + m.owned_index.count() +
+                                  (st.handle_aperture_free != 0 ? 2u : 0u);
     if (m.va_index.count() != st.live_objects) {
       Violation("va_index holds " + std::to_string(m.va_index.count()) + " entries for " +
                 std::to_string(st.live_objects) + " objects");
@@ -1008,8 +1010,10 @@ struct Run::Impl {
                 std::to_string(expect_nodes) + " expected for " + std::to_string(st.live_objects) +
                 " objects");
     }
+    // (The events page, as every library-owned object, holds one range
+    // node in owned_index.)
     if (!scenario->changes_vm && (st.live_objects - page != after_prepare.live_objects ||
-                                  st.range_nodes_used != after_prepare.range_nodes_used ||
+                                  st.range_nodes_used - page != after_prepare.range_nodes_used ||
                                   st.handle_aperture_free != after_prepare.handle_aperture_free)) {
       Violation("memory stats after cleanup differ from after prepare: objects " +
                 std::to_string(after_prepare.live_objects) + " -> " +

@@ -14,6 +14,7 @@
 #include "tests/memory/support.h"
 
 using memtest::Flags;
+using memtest::Open;
 using memtest::SimBoard;
 
 namespace {
@@ -30,16 +31,6 @@ constexpr uint32_t kWritable = 1u << 31, kExec = 1u << 30, kPublic = 1u << 29,
 // datacenter-4gpu: node 0 and 1 are CPUs, 2..5 GPUs.
 constexpr uint32_t kCpu = 0, kGpu = 2;
 
-struct Open {
-  explicit Open(SimBoard& b) {
-    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
-    HsaSystemProperties sys;
-    REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
-    nodes = sys.NumNodes;
-    b.ClearTrace();
-  }
-  uint32_t nodes = 0;
-};
 
 }  // namespace
 
@@ -359,7 +350,7 @@ TEST_CASE("unknown addresses: upstream's statuses per call; Unmap(NULL) succeeds
   CHECK(hsaKmtFreeMemory(p, 8192) == HSAKMT_STATUS_INVALID_PARAMETER);  // double free
 }
 
-TEST_CASE("legacy registration: a coarse userptr BO at a GPU VA of its own, counted; other nodes are ALREADY_REGISTERED") {
+TEST_CASE("legacy registration: a coarse userptr BO at a GPU VA of its own, counted; its node set is given once, other nodes are ALREADY_REGISTERED") {
   SimBoard b(nullptr, "datacenter-4gpu", HKE_CONFIG_LEGACY_USERPTR);
   Open o(b);
   const size_t size = 3 * 4096 + 100;
@@ -377,9 +368,13 @@ TEST_CASE("legacy registration: a coarse userptr BO at a GPU VA of its own, coun
   CHECK(SimBoard::U64(allocs[0], kAllocSize) == 4 * 4096);
   REQUIRE(hsaKmtRegisterMemory(buf, size) == HSAKMT_STATUS_SUCCESS);  // counted, no ioctl
   CHECK(b.Args("ALLOC_MEMORY_OF_GPU").size() == 1);
-  HSAuint32 nodes[] = {3};
-  CHECK(hsaKmtRegisterMemoryToNodes(buf, size, 1, nodes) ==
+  // The first node set is recorded (upstream); then only that set.
+  HSAuint32 nodes[] = {3}, others[] = {4};
+  CHECK(hsaKmtRegisterMemoryToNodes(buf, size, 1, nodes) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtRegisterMemoryToNodes(buf, size, 1, others) ==
         HSAKMT_STATUS_MEMORY_ALREADY_REGISTERED);
+  CHECK(hsaKmtRegisterMemory(buf, size) == HSAKMT_STATUS_MEMORY_ALREADY_REGISTERED);
+  CHECK(b.Args("ALLOC_MEMORY_OF_GPU").size() == 1);
   HsaPointerInfo info;
   REQUIRE(hsaKmtQueryPointerInfo(buf + 5000, &info) == HSAKMT_STATUS_SUCCESS);
   CHECK(info.Type == HSA_POINTER_REGISTERED_USER);
@@ -397,6 +392,7 @@ TEST_CASE("legacy registration: a coarse userptr BO at a GPU VA of its own, coun
   CHECK(b.Ioctls().empty());
   REQUIRE(hsaKmtUnmapMemoryToGPU(buf) == HSAKMT_STATUS_SUCCESS);
   CHECK(b.Ioctls() == std::vector<std::string>{"UNMAP_MEMORY_FROM_GPU"});
+  REQUIRE(hsaKmtDeregisterMemory(buf) == HSAKMT_STATUS_SUCCESS);
   REQUIRE(hsaKmtDeregisterMemory(buf) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtQueryPointerInfo(buf, &info) == HSAKMT_STATUS_SUCCESS);  // still one registration
   b.ClearTrace();
@@ -489,4 +485,38 @@ TEST_CASE("FixedAddress in mmap mode gets exactly the address, and NO_MEMORY whe
   REQUIRE(hsaKmtAllocMemory(kGpu, 1 << 20, f, &reuse) == HSAKMT_STATUS_SUCCESS);
   CHECK(reuse == first);
   CHECK(hsaKmtFreeMemory(reuse, 1 << 20) == HSAKMT_STATUS_SUCCESS);
+}
+
+TEST_CASE("MapMemoryToGPU(Nodes) of an address-only reservation is INVALID_PARAMETER and maps nothing, as upstream") {
+  struct Mode {
+    const char* board;
+    uint32_t flags;
+    uint32_t gpu;
+  };
+  for (const Mode& mode : {Mode{"apu-embedded", 0, 1}, Mode{"datacenter-4gpu", 0, kGpu},
+                           Mode{"datacenter-4gpu", HKE_CONFIG_LEGACY_USERPTR, kGpu}}) {
+    INFO(mode.board << " flags " << mode.flags);
+    SimBoard b(nullptr, mode.board, mode.flags);
+    Open o(b);
+    HsaMemFlags f = Flags();
+    f.ui32.NonPaged = 1;
+    f.ui32.OnlyAddress = 1;
+    void* p = nullptr;
+    REQUIRE(hsaKmtAllocMemory(mode.gpu, 1 << 20, f, &p) == HSAKMT_STATUS_SUCCESS);
+    b.ClearTrace();
+    HSAuint64 alt = 7;
+    CHECK(hsaKmtMapMemoryToGPU(p, 1 << 20, &alt) == HSAKMT_STATUS_INVALID_PARAMETER);
+    CHECK(alt == 7);
+    CHECK(b.LastDiag().find("address-only") != std::string::npos);
+    HSAuint32 node = mode.gpu;
+    CHECK(hsaKmtMapMemoryToGPUNodes(p, 1 << 20, &alt, HsaMemMapFlags{}, 1, &node) ==
+          HSAKMT_STATUS_INVALID_PARAMETER);
+    CHECK(b.Ioctls().empty());
+    HsaPointerInfo info;
+    REQUIRE(hsaKmtQueryPointerInfo(p, &info) == HSAKMT_STATUS_SUCCESS);
+    CHECK(info.Type == HSA_POINTER_RESERVED_ADDR);
+    CHECK(info.NMappedNodes == 0);
+    CHECK(hsaKmtUnmapMemoryToGPU(p) == HSAKMT_STATUS_SUCCESS);  // nothing mapped: upstream's success
+    CHECK(hsaKmtFreeMemory(p, 1 << 20) == HSAKMT_STATUS_SUCCESS);
+  }
 }

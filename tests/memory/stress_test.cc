@@ -58,10 +58,11 @@ TEST_CASE("random alloc/map/unmap/free steps (100k on 64-bit hosts) keep every i
           f.ui32.NoAddress = 1;
           mappable = false;
           break;
-        default:
+        default:  // an address-only reservation: nothing to map (upstream)
           node = 2;
           f.ui32.NonPaged = 1;
           f.ui32.OnlyAddress = 1;
+          mappable = false;
           break;
       }
       const uint64_t size = sizes[rng() % 6];

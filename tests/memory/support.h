@@ -15,6 +15,19 @@ inline void OpenAcquire(SimBoard& b) {
   REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
   b.ClearTrace();
 }
+
+// Opens the KFD and acquires the topology (bringing the VM up), then clears
+// the board's trace so a test sees only its own calls.
+struct Open {
+  explicit Open(SimBoard& b) {
+    REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    HsaSystemProperties sys;
+    REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+    nodes = sys.NumNodes;
+    b.ClearTrace();
+  }
+  uint32_t nodes = 0;
+};
 }  // namespace memtest
 
 #endif  // HKE_TESTS_MEMORY_SUPPORT_H_

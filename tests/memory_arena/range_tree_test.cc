@@ -51,6 +51,27 @@ bool Contains(const Key& k, uint64_t addr) {
   return s == addr || (s < addr && addr - s < z);
 }
 
+// One round of overlapping ranges for the containment tests: 100 random
+// inserts (nested, overlapping, repeated starts, zero sizes, in a universe
+// [0, 3000) with gaps), then 30 random erases; tree and model stay equal.
+void ChurnOverlapping(RangeTree& t, std::set<Key>& model, std::mt19937_64& rng, size_t cap) {
+  for (int i = 0; i < 100; ++i) {
+    const uint64_t start = rng() % 2500;
+    const uint64_t size = (rng() % 4 == 0) ? 0 : rng() % ((rng() % 3 == 0) ? 400 : 20);
+    const Key k{start, size, static_cast<uint32_t>(rng() % 3)};
+    if (model.size() < cap && model.insert(k).second) {
+      REQUIRE(t.Insert(start, size, std::get<2>(k), nullptr).ok());
+    }
+  }
+  for (int i = 0; i < 30 && !model.empty(); ++i) {
+    auto it = model.lower_bound(Key{rng() % 2500, 0, 0});
+    if (it == model.end()) it = model.begin();
+    REQUIRE(t.Erase(t.FindExact(std::get<0>(*it), std::get<1>(*it), std::get<2>(*it))).ok());
+    model.erase(it);
+  }
+  RequireValid(t);
+}
+
 TEST_CASE("RangeNode fits in 48 bytes") {
   CHECK(sizeof(RangeNode) <= 48);
   MESSAGE("sizeof(RangeNode) = " << sizeof(RangeNode));
@@ -347,25 +368,8 @@ TEST_CASE("FindContaining on overlapping intervals returns the smallest containi
     }
   };
 
-  // Nested, overlapping, repeated starts, zero sizes; the universe
-  // [0, 3000) has gaps too.
   for (int round = 0; round < 6; ++round) {
-    for (int i = 0; i < 100; ++i) {
-      const uint64_t start = rng() % 2500;
-      const uint64_t size = (rng() % 4 == 0) ? 0 : rng() % ((rng() % 3 == 0) ? 400 : 20);
-      const Key k{start, size, static_cast<uint32_t>(rng() % 3)};
-      if (model.size() < kCap && model.insert(k).second) {
-        REQUIRE(t.Insert(start, size, std::get<2>(k), nullptr).ok());
-      }
-    }
-    // Erase a third at random.
-    for (int i = 0; i < 30 && !model.empty(); ++i) {
-      auto it = model.lower_bound(Key{rng() % 2500, 0, 0});
-      if (it == model.end()) it = model.begin();
-      REQUIRE(t.Erase(t.FindExact(std::get<0>(*it), std::get<1>(*it), std::get<2>(*it))).ok());
-      model.erase(it);
-    }
-    RequireValid(t);
+    ChurnOverlapping(t, model, rng, kCap);
     check_all(0, 3000);
   }
   // Extremes of the address space.
@@ -406,6 +410,65 @@ TEST_CASE("FindContaining: ends are exclusive, a size-0 range contains only its 
   REQUIRE(t.Erase(b).ok());
   CHECK(t.FindContaining(12) == c);
   CHECK(t.FindContaining(13) == kNil);
+  RequireValid(t);
+  t.Clear();
+}
+
+TEST_CASE("FindNearestContaining returns a range starting at the address, else the nearest enclosing start, as brute force does") {
+  constexpr uint32_t kCap = 800;
+  std::vector<RangeNode> buf(kCap);
+  RangeNodePool pool(buf.data(), kCap);
+  RangeTree t(&pool);
+  std::set<Key> model;
+  std::mt19937_64 rng(11);
+  int at_start = 0, enclosing = 0;
+  // Upstream's choice: the smallest key starting at addr; else the
+  // greatest key starting before addr whose range contains it.
+  auto brute = [&](uint64_t addr) -> const Key* {
+    auto it = model.lower_bound(Key{addr, 0, 0});
+    if (it != model.end() && std::get<0>(*it) == addr) return &*it;
+    const Key* best = nullptr;
+    for (const Key& k : model) {
+      if (std::get<0>(k) < addr && Contains(k, addr)) best = &k;
+    }
+    return best;
+  };
+  for (int round = 0; round < 6; ++round) {
+    ChurnOverlapping(t, model, rng, kCap);
+    for (uint64_t addr = 0; addr < 3000; ++addr) {
+      const Key* want = brute(addr);
+      const uint32_t got = t.FindNearestContaining(addr);
+      if (want == nullptr) {
+        REQUIRE(got == kNil);
+        continue;
+      }
+      REQUIRE(got != kNil);
+      REQUIRE(KeyOf(t, got) == *want);
+      ++(std::get<0>(*want) == addr ? at_start : enclosing);
+    }
+  }
+  CHECK(at_start > 100);
+  CHECK(enclosing > 1000);
+  t.Clear();
+}
+
+TEST_CASE("FindNearestContaining: a start at the address wins, then the nearest enclosing start, the largest of equal starts") {
+  RangeNode buf[8];
+  RangeNodePool pool(buf, 8);
+  RangeTree t(&pool);
+  uint32_t outer = 0, inner = 0, small = 0, big = 0, at = 0;
+  REQUIRE(t.Insert(0, 1000, 0, &outer).ok());   // [0, 1000)
+  REQUIRE(t.Insert(100, 50, 0, &inner).ok());   // [100, 150)
+  REQUIRE(t.Insert(500, 10, 0, &small).ok());   // [500, 510)
+  REQUIRE(t.Insert(500, 100, 0, &big).ok());    // [500, 600)
+  REQUIRE(t.Insert(120, 0, 0, &at).ok());       // {120}
+  CHECK(t.FindNearestContaining(110) == inner);  // not the enclosing [0, 1000)
+  CHECK(t.FindNearestContaining(120) == at);     // a start at the address
+  CHECK(t.FindNearestContaining(150) == outer);  // ends are exclusive
+  CHECK(t.FindNearestContaining(500) == small);  // the smallest key starting there
+  CHECK(t.FindNearestContaining(505) == big);    // of equal starts, the largest
+  CHECK(t.FindNearestContaining(520) == big);
+  CHECK(t.FindNearestContaining(1000) == kNil);
   RequireValid(t);
   t.Clear();
 }
