@@ -70,6 +70,10 @@ struct BoardDesc {
   uint32_t cpu_count = 0;      // logical CPUs (/proc/cpuinfo, get_nprocs)
   uint32_t node_count = 0;     // sysfs nodes, CPUs and GPUs
   std::vector<GpuDesc> gpus;   // in node order
+  // Host NUMA nodes served under /sys/devices/system/node (node<N>): one per
+  // KFD CPU node, N = the CPU node's index. Empty for a hand-built board
+  // without host files (the simulated host then has node 0 only).
+  std::vector<uint32_t> numa_nodes;
 };
 
 // Entry kinds for FileProvider::Kind/List.
