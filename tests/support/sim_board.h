@@ -47,14 +47,8 @@ class SimBoard {
     INFO(error);
     REQUIRE(rc == 0);
     platform_ = hke_sim_platform(sim_);
-    hke_config c{};
-    c.struct_size = sizeof(c);
-    c.platform = platform_;
-    c.diag = &SimBoard::OnDiag;
-    c.diag_user = this;
-    c.flags = flags;
     flags_ = flags;
-    REQUIRE(hke_default_context_configure(&c) == HKE_OK);
+    UsePlatform(platform_);
   }
   ~SimBoard() {
     while (hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS) {
