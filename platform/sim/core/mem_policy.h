@@ -58,6 +58,7 @@ class MemPolicies {
     uint32_t mode;
     uint32_t node;
   };
+  int CheckMapped(uint64_t start, uint64_t end) const;
   // Cuts [start, end) out of ranges_ (mu_ held).
   void EraseLocked(uint64_t start, uint64_t end);
 
