@@ -71,10 +71,12 @@ int PageSize(void* self, size_t* out) {
   return In(self)->result;
 }
 
+int MemPolicy(void* self, void*, size_t, uint32_t, uint32_t) { return In(self)->result; }
+
 const hke_platform_ops kOps = {sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
                                Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir,
                                ClockNs, CpuCount, ProcessId, ReadFd, PageSize, nullptr,
-                               nullptr, nullptr, nullptr, nullptr, nullptr};
+                               nullptr, nullptr, nullptr, nullptr, nullptr, MemPolicy};
 
 struct SinkState {
   uint64_t expected_seq;
@@ -132,7 +134,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int32_t pid = 0;
   char small[16];
   std::vector<unsigned char> big(in.payload_size + 1);
-  switch (selector % 13) {
+  switch (selector % 14) {
     case 0: (void)p.ops->open(p.self, path.data(), request, &fd); break;
     case 1: (void)p.ops->close(p.self, static_cast<int>(request)); break;
     case 2: (void)p.ops->ioctl(p.self, 3, request, arg.data()); break;
@@ -147,7 +149,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     case 9: (void)p.ops->cpu_count(p.self, &u32); break;
     case 10: (void)p.ops->process_id(p.self, &pid); break;
     case 11: (void)p.ops->read_fd(p.self, 3, big.data(), big.size(), &len); break;
-    default: (void)p.ops->page_size(p.self, &len); break;
+    case 12: (void)p.ops->page_size(p.self, &len); break;
+    default:
+      (void)p.ops->mem_policy(p.self, reinterpret_cast<void*>(uintptr_t{request}), request,
+                              request >> 16, request);
+      break;
   }
   if (sink.lines != 1) abort();
   return 0;

@@ -15,7 +15,7 @@
 // Rules can also be written as a spec string (platform/README.md):
 //   op:nth:ERRNO[,op:nth:ERRNO...]
 //   op    open|close|ioctl|mmap|munmap|madvise|read_file|list_dir|clock_ns|
-//         cpu_count|process_id|read_fd|page_size, or ioctl=<request> with
+//         cpu_count|process_id|read_fd|page_size|mem_policy, or ioctl=<request> with
 //         <request> a 0x-prefixed hex request code or a request name
 //         (AMDKFD_IOC_ALLOC_MEMORY_OF_GPU, or ALLOC_MEMORY_OF_GPU)
 //   nth   N (the N-th call, N >= 1), * (every call) or N+ (N-th and later)
@@ -39,7 +39,8 @@
 extern "C" {
 #endif
 
-// Operations, in the order of hke_platform_ops.
+// Operations, in the order of hke_platform_ops (those with fault rules;
+// marketing_name, the libdrm handles and the perf counters pass through).
 enum hke_faults_op {
   HKE_FAULTS_OP_OPEN = 0,
   HKE_FAULTS_OP_CLOSE = 1,
@@ -54,7 +55,8 @@ enum hke_faults_op {
   HKE_FAULTS_OP_PROCESS_ID = 10,
   HKE_FAULTS_OP_READ_FD = 11,
   HKE_FAULTS_OP_PAGE_SIZE = 12,
-  HKE_FAULTS_OP_COUNT = 13
+  HKE_FAULTS_OP_MEM_POLICY = 13,
+  HKE_FAULTS_OP_COUNT = 14
 };
 
 // Which matching calls a rule fails.

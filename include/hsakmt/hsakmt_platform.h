@@ -65,6 +65,11 @@ extern "C" {
 #define HKE_ADVICE_DOFORK 2u
 #define HKE_ADVICE_HUGEPAGE 3u
 
+/* NUMA memory policy modes of mem_policy (portable; Linux MPOL_*). */
+#define HKE_MPOL_DEFAULT 0u   /* no policy of its own: the process default */
+#define HKE_MPOL_PREFERRED 1u /* pages from the node while it has free memory, else elsewhere */
+#define HKE_MPOL_BIND 2u      /* pages only from the node */
+
 /* Clocks. */
 #define HKE_CLOCK_MONOTONIC 0u
 #define HKE_CLOCK_MONOTONIC_RAW 1u
@@ -166,6 +171,22 @@ typedef struct hke_platform_ops {
    * out_values[1] the time enabled and out_values[2] the time running, in
    * nanoseconds. A short read is EIO. */
   int (*perf_read)(void* self, int fd, uint64_t out_values[3]);
+  /* NUMA placement of memory the library maps itself, as Linux
+   * mbind(addr, length, mode | MPOL_F_STATIC_NODES, {node}, ...): pages of
+   * [addr, addr + length) faulted in from now on come from the host's NUMA
+   * node `node` (/sys/devices/system/node/node<node>), preferably
+   * (HKE_MPOL_PREFERRED) or only (HKE_MPOL_BIND); HKE_MPOL_DEFAULT drops
+   * the range's own policy (`node` is then ignored). `addr` is page
+   * aligned and the range mapped; pages already present are not moved.
+   * A policy belongs to the mapping: unmapping the range or mapping over
+   * it drops the policy too, so the library never resets one before it
+   * releases a range. Errors as mbind's: EINVAL for an unknown mode or a
+   * node the host cannot allocate from, EFAULT for an unmapped hole,
+   * EPERM when policies are forbidden (a seccomp filter), ENOSYS when the
+   * host has no NUMA support. The library binds paged system memory of a
+   * dGPU with it (lib/README.md, "NUMA placement"). May be NULL: no
+   * placement, pages come from wherever the OS puts them. */
+  int (*mem_policy)(void* self, void* addr, size_t length, uint32_t mode, uint32_t node);
 } hke_platform_ops;
 
 /* A platform instance: an operations table plus its state. Neither pointer

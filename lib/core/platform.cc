@@ -171,4 +171,11 @@ Status Platform::PerfRead(int fd, uint64_t out_values[3]) const {
   return Status::Ok();
 }
 
+bool Platform::HasMemPolicy() const { return HKE_HAS_OP(p_, mem_policy); }
+
+Status Platform::MemPolicy(void* addr, size_t length, uint32_t mode, uint32_t node) const {
+  if (!HasMemPolicy()) return Unsupported();
+  return FromRc(p_.ops->mem_policy(p_.self, addr, length, mode, node));
+}
+
 }  // namespace hke

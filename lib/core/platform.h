@@ -54,6 +54,10 @@ class Platform {
   Status PerfEnable(int fd, bool enable) const;
   // {count, time enabled, time running}, written only on success.
   Status PerfRead(int fd, uint64_t out_values[3]) const;
+  // NUMA memory policy of a mapped range (HKE_MPOL_*); UNSUPPORTED without
+  // the operation.
+  bool HasMemPolicy() const;
+  Status MemPolicy(void* addr, size_t length, uint32_t mode, uint32_t node) const;
 
   uint32_t ioctl_retries() const { return ioctl_retries_; }
   const hke_platform& raw() const { return p_; }

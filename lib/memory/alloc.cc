@@ -9,7 +9,7 @@
 // Then one of three paths:
 //  - system memory (a CPU node, paged memory, or GTTAccess): on an APU
 //    plain anonymous pages; on a dGPU either anonymous pages plus a userptr
-//    BO (paged) or a GTT BO CPU-mapped from the render node (non-paged),
+//    BO (paged; the pages bound to a NUMA node, numa.h) or a GTT BO CPU-mapped from the render node (non-paged),
 //    created on the node's GPU or else the first GPU;
 //  - device memory (a GPU node, NonPaged): a VRAM BO, CPU-mapped from the
 //    render node at its VA (PROT_NONE without HostAccess), NoAddress in
@@ -264,8 +264,10 @@ Status Alloc(Context& ctx, const AllocArgs& args, uint64_t* out_addr) {
                 HKE_MAP_PRIVATE | HKE_MAP_ANONYMOUS | HKE_MAP_FIXED, -1, 0, &got);
     if (!s.ok()) s = ctx.diag().Error(s, kArea, "cannot map anonymous pages at the reserved VA");
     if (s.ok() && p.kind == ObjectKind::kHostPaged) {
+      s = PlacePages(ctx, m.numa, args.place_near ? args.place_node : args.node, args.flags, r.va,
+                     p.cpu_size);
       // GPU-visible pages are not inherited by a fork child.
-      (void)pf.Madvise(va_ptr, static_cast<size_t>(p.cpu_size), HKE_ADVICE_DONTFORK);
+      if (s.ok()) (void)pf.Madvise(va_ptr, static_cast<size_t>(p.cpu_size), HKE_ADVICE_DONTFORK);
     }
   }
   if (s.ok() && p.kfd_flags != 0) {

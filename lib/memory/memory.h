@@ -49,6 +49,7 @@
 #include "lib/core/config.h"
 #include "lib/core/status.h"
 #include "lib/kfd/encode.h"
+#include "lib/memory/numa.h"
 #include "lib/memory/range_btree.h"
 #include "lib/memory/range_tree.h"
 #include "lib/memory/va_arena.h"
@@ -244,6 +245,7 @@ struct MemoryState {
   GpuVm gpus[config::kMaxGpus];
   uint32_t num_nodes;
   uint16_t gpu_of_node[config::kMaxNodes];
+  NumaPlacement numa;  // where paged system memory is bound (numa.h)
   // Objects and indexes.
   uint32_t live_objects;
   uint32_t object_high_water;  // slots [0, high_water) have been initialised
@@ -331,6 +333,11 @@ struct AllocArgs {
   uint32_t flags;     // HsaMemFlags.Value
   uint64_t address;   // FixedAddress: the requested VA
   Owner owner;        // who the object belongs to (kCaller for the API)
+  // Paged system memory of a dGPU is bound near `place_node` instead of
+  // `node` (numa.h): the queue buffers, allocated on node 0, belong near
+  // their queue's GPU.
+  bool place_near;
+  uint32_t place_node;
 };
 Status Alloc(Context& ctx, const AllocArgs& args, uint64_t* out_addr);
 Status Free(Context& ctx, uint64_t addr, Owner caller = Owner::kCaller);

@@ -389,6 +389,7 @@ Status InitVmLocked(Context& ctx) {
   m.page_size = page32;
   CaptureGpus(ctx, m);
   const TopologyState& t = ctx.topology();
+  CaptureNumaTargets(t, &m.numa);
   m.dgpu = t.dgpu;
   m.svm_base = t.svm_valid ? t.svm_base : 0;
   m.svm_limit = t.svm_valid ? t.svm_limit : 0;

@@ -162,6 +162,10 @@ Status AllocMapped(Context& ctx, uint32_t alloc_node, uint32_t map_node, uint64_
   a.size = size;
   a.flags = flags.Value;
   a.owner = memory::Owner::kQueues;  // the caller can neither free nor remap it
+  // Host buffers go to the NUMA node nearest the queue's GPU (upstream's
+  // queue allocations ask for that CPU node).
+  a.place_near = true;
+  a.place_node = map_node;
   uint64_t va = 0;
   HKE_RETURN_IF_ERROR(memory::Alloc(ctx, a, &va));
   const Status s = memory::Map(ctx, va, size, &map_node, 1, nullptr, memory::Owner::kQueues);

@@ -47,7 +47,7 @@ const FaultsState* StateOf(const hke_faults* f) {
 
 constexpr const char* kOpNames[HKE_FAULTS_OP_COUNT] = {
     "open",     "close",    "ioctl",     "mmap",       "munmap",  "madvise",  "read_file",
-    "list_dir", "clock_ns", "cpu_count", "process_id", "read_fd", "page_size"};
+    "list_dir", "clock_ns", "cpu_count", "process_id", "read_fd", "page_size", "mem_policy"};
 
 constexpr const char kKfdPrefix[] = "AMDKFD_IOC_";
 
@@ -374,6 +374,12 @@ int PerfRead(void* self, int fd, uint64_t out_values[3]) {
   return s->inner_ops->perf_read(s->inner_self, fd, out_values);
 }
 
+int MemPolicy(void* self, void* addr, size_t length, uint32_t mode, uint32_t node) {
+  FaultsState* s = StateOf(self);
+  if (int e = Check(s, HKE_FAULTS_OP_MEM_POLICY, 0)) return e;
+  return s->inner_ops->mem_policy(s->inner_self, addr, length, mode, node);
+}
+
 }  // namespace
 
 extern "C" uint32_t hke_faults_parse(const char* spec, size_t len, hke_faults_rule* out_rules,
@@ -483,7 +489,7 @@ extern "C" int hke_faults_init(hke_faults* faults, hke_platform inner) {
       sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
-      PerfOpen, PerfEnable, PerfRead,
+      PerfOpen, PerfEnable, PerfRead, MemPolicy,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

@@ -1,6 +1,7 @@
 // Linux backend of the platform table. Each operation translates the
-// portable HKE_* flags to the host's values, makes one libc call and turns
-// -1/errno into a positive errno return.
+// portable HKE_* flags to the host's values, makes one libc call (or, for
+// perf_event_open and mbind, which glibc does not wrap, one system call
+// through syscall()) and turns -1/errno into a positive errno return.
 #include "hsakmt/hsakmt_linux.h"
 
 #include <dirent.h>
@@ -8,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/mempolicy.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -435,6 +437,41 @@ int PerfRead(void*, int fd, uint64_t out_values[3]) {
   return 0;
 }
 
+// mbind(2) has no glibc wrapper (libnuma has one, and this archive needs
+// only libc), so the system call is made directly. One node, as upstream
+// binds: MPOL_F_STATIC_NODES keeps it that node when the task's cpuset
+// changes. The kernel reads maxnode - 1 bits of the mask. Nodes at or past
+// kMaxPolicyNodes (the largest MAX_NUMNODES a kernel is built with) are
+// EINVAL, the kernel's answer for a node it cannot have. Every argument is
+// passed as a full word (syscall() reads longs).
+constexpr uint32_t kMaxPolicyNodes = 1024;
+
+int MemPolicy(void*, void* addr, size_t length, uint32_t mode, uint32_t node) {
+  long r = 0;
+  if (mode == HKE_MPOL_DEFAULT) {
+    r = ::syscall(SYS_mbind, addr, static_cast<unsigned long>(length),
+                  static_cast<unsigned long>(MPOL_DEFAULT), static_cast<unsigned long*>(nullptr),
+                  0ul, 0ul);
+  } else {
+    unsigned long host_mode = 0;
+    if (mode == HKE_MPOL_PREFERRED) {
+      host_mode = MPOL_PREFERRED;
+    } else if (mode == HKE_MPOL_BIND) {
+      host_mode = MPOL_BIND;
+    } else {
+      return EINVAL;
+    }
+    if (node >= kMaxPolicyNodes) return EINVAL;
+    constexpr uint32_t kBits = sizeof(unsigned long) * CHAR_BIT;
+    unsigned long mask[kMaxPolicyNodes / kBits] = {};
+    mask[node / kBits] = 1ul << (node % kBits);
+    r = ::syscall(SYS_mbind, addr, static_cast<unsigned long>(length),
+                  host_mode | static_cast<unsigned long>(MPOL_F_STATIC_NODES), mask,
+                  static_cast<unsigned long>(node) + 2, 0ul);
+  }
+  return r != 0 ? LastError() : 0;
+}
+
 const hke_platform_ops kLinuxOps = {
     sizeof(hke_platform_ops),
     HKE_PLATFORM_ABI_VERSION,
@@ -462,6 +499,7 @@ const hke_platform_ops kLinuxOps = {
     PerfOpen,
     PerfEnable,
     PerfRead,
+    MemPolicy,
 };
 
 }  // namespace

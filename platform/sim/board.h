@@ -87,6 +87,10 @@ struct BoardDesc {
   uint32_t node_count = 0;     // sysfs nodes, CPUs and GPUs
   std::vector<GpuDesc> gpus;   // in node order
   AmdgpuParams amdgpu_params;  // served under /sys/module/amdgpu/parameters
+  // Host NUMA nodes served under /sys/devices/system/node (node<N>): one per
+  // KFD CPU node, N = the CPU node's index. Empty for a hand-built board
+  // without host files (the simulated host then has node 0 only).
+  std::vector<uint32_t> numa_nodes;
 };
 
 // Entry kinds for FileProvider::Kind/List.

@@ -6,6 +6,7 @@
 #include "platform/sim/sim.h"
 
 #include <errno.h>
+#include <unistd.h>
 
 #include <cstring>
 #include <new>
@@ -13,14 +14,30 @@
 #include <vector>
 
 #include "platform/sim/core/iommu_pmu.h"
+#include "platform/sim/core/mem_policy.h"
 #include "platform/sim/core/simulator.h"
 
 static_assert(KFDSIM_IOMMU_PMU_TYPE == kfdsim::IommuPmu::kPerfType, "one perf type");
+static_assert(KFDSIM_MPOL_DEFAULT == kfdsim::MemPolicies::kDefault &&
+                  KFDSIM_MPOL_PREFERRED == kfdsim::MemPolicies::kPreferred &&
+                  KFDSIM_MPOL_BIND == kfdsim::MemPolicies::kBind,
+              "one set of policy modes");
+
+namespace {
+
+size_t HostPageSize() {
+  const long ps = sysconf(_SC_PAGESIZE);
+  return ps > 0 ? static_cast<size_t>(ps) : 4096;
+}
+
+}  // namespace
 
 struct kfdsim_handle {
   kfdsim::Simulator sim;
   kfdsim::IommuPmu pmu;
-  explicit kfdsim_handle(kfdsim::Board board) : sim(std::move(board)) {}
+  kfdsim::MemPolicies policies;
+  explicit kfdsim_handle(kfdsim::Board board)
+      : sim(std::move(board)), policies(sim.desc().numa_nodes, HostPageSize()) {}
 };
 
 namespace kfdsim {
@@ -156,6 +173,9 @@ void kfdsim_reset_process(kfdsim_t* sim) {
   if (sim == nullptr) return;
   sim->sim.StopEngineThread();
   sim->sim.ResetProcess();
+  // A fork child has none of the parent's DONTFORK mappings, which are
+  // the ones the library binds.
+  sim->policies.Clear();
 }
 
 uint32_t kfdsim_secondary_count(kfdsim_t* sim) {
@@ -292,5 +312,30 @@ int kfdsim_perf_read(kfdsim_t* sim, int fd, uint64_t out_values[3]) {
 int kfdsim_perf_close(kfdsim_t* sim, int fd) { return sim == nullptr ? EINVAL : sim->pmu.Close(fd); }
 
 uint32_t kfdsim_perf_open_count(kfdsim_t* sim) { return sim == nullptr ? 0 : sim->pmu.OpenCount(); }
+
+int kfdsim_mem_policy_set(kfdsim_t* sim, void* addr, size_t length, uint32_t mode, uint32_t node) {
+  return sim == nullptr ? EINVAL : sim->policies.Set(addr, length, mode, node);
+}
+
+int kfdsim_mem_policy_get(kfdsim_t* sim, const void* addr, kfdsim_mem_policy_info* out) {
+  if (sim == nullptr || out == nullptr || out->struct_size < sizeof(kfdsim_mem_policy_info)) {
+    return EINVAL;
+  }
+  const kfdsim::MemPolicies::Info i = sim->policies.Get(reinterpret_cast<uintptr_t>(addr));
+  out->mode = i.mode;
+  out->node = i.node;
+  out->reserved = 0;
+  out->start = i.start;
+  out->length = i.length;
+  return 0;
+}
+
+void kfdsim_mem_policy_forget(kfdsim_t* sim, void* addr, size_t length) {
+  if (sim != nullptr) sim->policies.Forget(reinterpret_cast<uintptr_t>(addr), length);
+}
+
+uint32_t kfdsim_mem_policy_count(kfdsim_t* sim) {
+  return sim == nullptr ? 0 : sim->policies.Count();
+}
 
 }  // extern "C"

@@ -263,6 +263,40 @@ KFDSIM_API int kfdsim_perf_close(kfdsim_t* sim, int fd);
 /* Counters open now. */
 KFDSIM_API uint32_t kfdsim_perf_open_count(kfdsim_t* sim);
 
+/* ---- NUMA memory policies (platform/sim/core/mem_policy.h) ----
+ * The simulated host's mbind(2), served by the in-process platform's
+ * mem_policy (the preload front end leaves mbind to the host): a policy per
+ * address range on the board's NUMA nodes (one per KFD CPU node, as
+ * /sys/devices/system/node serves them), checked as the kernel checks it,
+ * recorded and never applied to the real pages. The in-process platform
+ * drops the policies of every range it unmaps or maps over (the kernel drops
+ * them with the mapping); a process reset drops them all. */
+#define KFDSIM_MPOL_DEFAULT 0u   /* == HKE_MPOL_DEFAULT */
+#define KFDSIM_MPOL_PREFERRED 1u /* == HKE_MPOL_PREFERRED */
+#define KFDSIM_MPOL_BIND 2u      /* == HKE_MPOL_BIND */
+
+typedef struct kfdsim_mem_policy_info {
+  uint32_t struct_size; /* sizeof(kfdsim_mem_policy_info), set by the caller */
+  uint32_t mode;        /* KFDSIM_MPOL_*; DEFAULT when no policy covers the address */
+  uint32_t node;        /* the one node of the mask (PREFERRED, BIND) */
+  uint32_t reserved;
+  uint64_t start;       /* the part of the range set that holds the address */
+  uint64_t length;      /* 0 for DEFAULT */
+} kfdsim_mem_policy_info;
+
+/* mbind(addr, length, mode | MPOL_F_STATIC_NODES, {node}): EINVAL for an
+ * unknown mode, an unaligned address or a node the board does not have,
+ * EFAULT for an unmapped hole; DEFAULT drops the range's policies. */
+KFDSIM_API int kfdsim_mem_policy_set(kfdsim_t* sim, void* addr, size_t length, uint32_t mode,
+                                     uint32_t node);
+/* The policy covering `addr` (EINVAL for a NULL or short `out`). */
+KFDSIM_API int kfdsim_mem_policy_get(kfdsim_t* sim, const void* addr,
+                                     kfdsim_mem_policy_info* out);
+/* The mapping of [addr, addr + length) is gone or replaced: its policies too. */
+KFDSIM_API void kfdsim_mem_policy_forget(kfdsim_t* sim, void* addr, size_t length);
+/* Ranges that hold a policy other than DEFAULT now. */
+KFDSIM_API uint32_t kfdsim_mem_policy_count(kfdsim_t* sim);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -45,6 +45,7 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   HKE_COPY_OP_(perf_open)
   HKE_COPY_OP_(perf_enable)
   HKE_COPY_OP_(perf_read)
+  HKE_COPY_OP_(mem_policy)
 #undef HKE_COPY_OP_
   if (ops.open == nullptr || ops.close == nullptr || ops.ioctl == nullptr ||
       ops.read_file == nullptr) {
@@ -88,6 +89,7 @@ inline hke_platform_ops DecoratedOps(const hke_platform_ops& own, const hke_plat
   HKE_MASK_OP_(perf_open)
   HKE_MASK_OP_(perf_enable)
   HKE_MASK_OP_(perf_read)
+  HKE_MASK_OP_(mem_policy)
 #undef HKE_MASK_OP_
   return ops;
 }

@@ -79,6 +79,15 @@ const char* AdviceName(uint32_t advice) {
   }
 }
 
+const char* PolicyModeName(uint32_t mode) {
+  switch (mode) {
+    case HKE_MPOL_DEFAULT: return "DEFAULT";
+    case HKE_MPOL_PREFERRED: return "PREFERRED";
+    case HKE_MPOL_BIND: return "BIND";
+    default: return nullptr;
+  }
+}
+
 const char* ClockName(uint32_t clock) {
   switch (clock) {
     case HKE_CLOCK_MONOTONIC: return "MONOTONIC";
@@ -441,6 +450,19 @@ int PerfRead(void* self, int fd, uint64_t out_values[3]) {
   return r;
 }
 
+// NUMA memory policy: the range, the mode by name and the node.
+int MemPolicy(void* self, void* addr, size_t length, uint32_t mode, uint32_t node) {
+  TraceState* s = StateOf(self);
+  Line line(s, "mem_policy");
+  line.Key("addr").Ptr(addr);
+  line.Key("len").Dec(length);
+  line.Key("mode").Named(PolicyModeName(mode), mode);
+  line.Key("node").Dec(node);
+  const int r = s->inner_ops->mem_policy(s->inner_self, addr, length, mode, node);
+  line.Result(r).Emit();
+  return r;
+}
+
 }  // namespace
 
 extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_sink_fn sink,
@@ -454,7 +476,7 @@ extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_si
       sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
-      PerfOpen, PerfEnable, PerfRead,
+      PerfOpen, PerfEnable, PerfRead, MemPolicy,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

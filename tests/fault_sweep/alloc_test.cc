@@ -1,7 +1,8 @@
 // Fault sweep: hsaKmtAllocMemory + hsaKmtFreeMemory of every allocation
-// kind (system paged, system GTT, VRAM, VRAM with host access, NoAddress,
-// OnlyAddress, scratch with its map/unmap, AQL queue memory), and slices
-// of a scratch range mapped and unmapped on their own.
+// kind (system paged, with and without NoSubstitute, system GTT, VRAM,
+// VRAM with host access, NoAddress, OnlyAddress, scratch with its
+// map/unmap, AQL queue memory), and slices of a scratch range mapped and
+// unmapped on their own.
 #include <cstring>
 
 #include "doctest/doctest.h"
@@ -98,6 +99,17 @@ TEST_CASE(
     "fault sweep: AllocMemory/FreeMemory of paged system memory leave no slot, VA, pages or "
     "userptr BO behind") {
   SweepKind({"system paged", false, [](HsaMemFlags& f) { f.ui32.HostAccess = 1; }, true, false});
+}
+
+TEST_CASE(
+    "fault sweep: AllocMemory/FreeMemory of paged system memory with NoSubstitute (NUMA-bound "
+    "with BIND) leave no slot, VA, pages or userptr BO behind") {
+  SweepKind({"system paged NoSubstitute", false,
+             [](HsaMemFlags& f) {
+               f.ui32.HostAccess = 1;
+               f.ui32.NoSubstitute = 1;
+             },
+             true, false});
 }
 
 TEST_CASE(

@@ -257,6 +257,7 @@ class Ledger {
     if (in.read_fd != nullptr) ops_.read_fd = &ReadFd;
     if (in.page_size != nullptr) ops_.page_size = &PageSize;
     if (in.marketing_name != nullptr) ops_.marketing_name = &MarketingName;
+    if (in.mem_policy != nullptr) ops_.mem_policy = &MemPolicy;
   }
   Ledger(const Ledger&) = delete;
   Ledger& operator=(const Ledger&) = delete;
@@ -446,6 +447,20 @@ class Ledger {
     Simple(l, HKE_FAULTS_OP_PAGE_SIZE, r);
     return r;
   }
+  static int MemPolicy(void* self, void* addr, size_t length, uint32_t mode, uint32_t node) {
+    Ledger* l = L(self);
+    const int r = l->In().mem_policy(l->InSelf(), addr, length, mode, node);
+    if (l->recording) {
+      Call c;
+      c.op = HKE_FAULTS_OP_MEM_POLICY;
+      c.result = r;
+      c.addr = reinterpret_cast<uintptr_t>(addr);
+      c.len = length;
+      c.flags = mode;
+      l->Note(c);
+    }
+    return r;
+  }
   static int MarketingName(void* self, uint32_t id, uint32_t rev, char* buf, size_t cap) {
     Ledger* l = L(self);
     return l->In().marketing_name(l->InSelf(), id, rev, buf, cap);
@@ -523,6 +538,24 @@ bool Tolerated(const Call& c, const Fault& f, const std::string& api, Tolerance*
   if (c.op == HKE_FAULTS_OP_OPEN && StartsWith(c.path, "/dev/dri/renderD") &&
       (f.error == ENOENT || f.error == EPERM)) {
     *out = {"a render node that cannot be opened hides its GPU (upstream)", false};
+    return true;
+  }
+  // A NUMA policy the platform refuses leaves paged system memory unbound
+  // (memory/numa.h: a warning; EPERM and ENOSYS also end binding for the
+  // open). Only NoSubstitute turns a refusal other than EPERM/ENOSYS into
+  // a failed allocation (tests/memory/numa_test.cc checks which).
+  if (c.op == HKE_FAULTS_OP_MEM_POLICY) {
+    *out = {"a refused NUMA policy leaves the pages unbound (warning)", true};
+    return true;
+  }
+  // The host's NUMA directory is read at the first binding of an open: a
+  // missing one is a host without NUMA (nothing to bind); another failure
+  // binds without knowing the nodes, with a warning (memory/numa.cc Probe).
+  if (c.op == HKE_FAULTS_OP_LIST_DIR && c.path == "/sys/devices/system/node" &&
+      api != "hsaKmtAcquireSystemProperties") {
+    *out = {f.error == ENOENT ? "no NUMA directory: a host without NUMA"
+                              : "the NUMA nodes cannot be listed: binding is attempted (warning)",
+            f.error != ENOENT};
     return true;
   }
   // Without a process id the library detects a fork by EBADF alone
@@ -697,6 +730,7 @@ std::string Call::Describe() const {
       break;
     case HKE_FAULTS_OP_MUNMAP:
     case HKE_FAULTS_OP_MADVISE:
+    case HKE_FAULTS_OP_MEM_POLICY:
       s += " len=" + std::to_string(len);
       break;
     default:
@@ -738,6 +772,10 @@ std::vector<Fault> FaultsFor(const Call& c, uint64_t k) {
     case HKE_FAULTS_OP_READ_FILE:
     case HKE_FAULTS_OP_LIST_DIR:
       errs = {ENOENT, EIO};
+      break;
+    case HKE_FAULTS_OP_MEM_POLICY:
+      // mbind's: seccomp, no NUMA, a node without memory, no kernel memory.
+      errs = {EPERM, ENOSYS, EINVAL, ENOMEM};
       break;
     default:
       errs = {EIO};

@@ -87,6 +87,10 @@ class FakeInner {
       *out = kPageSize;
       return 0;
     };
+    ops_.mem_policy = [](void* s, void*, size_t, uint32_t, uint32_t) {
+      Self(s)->Record("mem_policy");
+      return Self(s)->policy_result;
+    };
     files["/sys/devices/virtual/kfd/kfd/topology/generation_id"] = "1\n";
     files["/dev/kfd"] = "";
     dirs["/sys/devices/virtual/kfd/kfd/topology/nodes"] = {"0", "1", "2"};
@@ -99,6 +103,7 @@ class FakeInner {
 
   // Knobs.
   int ioctl_result = 0;  // returned by every ioctl (output is written only when 0)
+  int policy_result = 0;  // returned by every mem_policy
   std::map<std::string, std::string> files;
   std::map<std::string, std::vector<std::string>> dirs;
 

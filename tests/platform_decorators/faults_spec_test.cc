@@ -122,7 +122,7 @@ TEST_CASE("fault spec parser knows every operation by its table name") {
   const std::vector<hke_faults_rule> all = ParseOk(
       "open:1:EIO,close:1:EIO,ioctl:1:EIO,mmap:1:EIO,munmap:1:EIO,madvise:1:EIO,read_file:1:EIO,"
       "list_dir:1:EIO,clock_ns:1:EIO,cpu_count:1:EIO,process_id:1:EIO,read_fd:1:EIO,"
-      "page_size:1:EIO");
+      "page_size:1:EIO,mem_policy:1:EIO");
   REQUIRE(all.size() == HKE_FAULTS_OP_COUNT);
   for (uint32_t op = 0; op < HKE_FAULTS_OP_COUNT; ++op) CHECK(all[op].op == op);
 }

@@ -68,6 +68,7 @@ int CallOp(const hke_platform& p, uint32_t op, Outputs* o) {
     case HKE_FAULTS_OP_PROCESS_ID: return x.process_id(p.self, &o->pid);
     case HKE_FAULTS_OP_READ_FD: return x.read_fd(p.self, 3, o->buf, 16, &o->len);
     case HKE_FAULTS_OP_PAGE_SIZE: return x.page_size(p.self, &o->page);
+    case HKE_FAULTS_OP_MEM_POLICY: return x.mem_policy(p.self, range, 4096, HKE_MPOL_BIND, 1);
     default: return -1;
   }
 }
@@ -347,10 +348,12 @@ TEST_CASE("faults init rejects a missing required op, keeps the state, and keeps
   FakeInner partial;
   partial.ops().list_dir = nullptr;
   partial.ops().clock_ns = nullptr;
+  partial.ops().mem_policy = nullptr;
   REQUIRE(hke_faults_init(&faults, partial.platform()) == 0);
   const hke_platform p = hke_faults_platform(&faults);
   CHECK((p.ops->list_dir == nullptr));
   CHECK((p.ops->clock_ns == nullptr));
+  CHECK((p.ops->mem_policy == nullptr));
   CHECK((p.ops->cpu_count != nullptr));
   CHECK(p.ops->struct_size == sizeof(hke_platform_ops));
 }

@@ -86,6 +86,7 @@ TEST_CASE("trace writes one documented line for every operation") {
   REQUIRE(o.read_fd(t.p.self, fd, data, sizeof(data), &len) == 0);
   size_t page = 0;
   REQUIRE(o.page_size(t.p.self, &page) == 0);
+  REQUIRE(o.mem_policy(t.p.self, addr, 8192, HKE_MPOL_PREFERRED, 1) == 0);
   REQUIRE(o.close(t.p.self, fd) == 0);
 
   const std::vector<std::string> expected = {
@@ -107,7 +108,8 @@ TEST_CASE("trace writes one documented line for every operation") {
       "12 process_id -> ok pid=4242\n",
       "13 read_fd fd=3 cap=16 -> ok len=4 data=10111213\n",
       "14 page_size -> ok size=4096\n",
-      "15 close fd=3 -> ok\n",
+      "15 mem_policy addr=0x7f001000 len=8192 mode=PREFERRED node=1 -> ok\n",
+      "16 close fd=3 -> ok\n",
   };
   REQUIRE(t.sink.lines.size() == expected.size());
   for (size_t i = 0; i < expected.size(); ++i) {
@@ -180,6 +182,25 @@ TEST_CASE("trace shows the errno name and no outputs when the inner call fails")
   CHECK(t.sink.lines[3] ==
         "4 read_file path=/sys/devices/virtual/kfd/kfd/topology/generation_id cap=1 -> EFBIG\n");
   CHECK(t.sink.lines[4] == "5 list_dir path=/none -> ENOENT\n");
+}
+
+TEST_CASE("trace names every NUMA policy mode, prints an unknown one as its number, and the errno") {
+  Traced t;
+  const hke_platform_ops& o = t.ops();
+  void* const range = reinterpret_cast<void*>(0x200000);
+  REQUIRE(o.mem_policy(t.p.self, range, 4096, HKE_MPOL_DEFAULT, 0) == 0);
+  REQUIRE(o.mem_policy(t.p.self, range, 4096, HKE_MPOL_BIND, 3) == 0);
+  REQUIRE(o.mem_policy(t.p.self, range, 4096, 7, 2) == 0);
+  t.inner.policy_result = EPERM;
+  CHECK(o.mem_policy(t.p.self, range, 4096, HKE_MPOL_PREFERRED, 1) == EPERM);
+  const std::vector<std::string> expected = {
+      "1 mem_policy addr=0x200000 len=4096 mode=DEFAULT node=0 -> ok\n",
+      "2 mem_policy addr=0x200000 len=4096 mode=BIND node=3 -> ok\n",
+      "3 mem_policy addr=0x200000 len=4096 mode=7 node=2 -> ok\n",
+      "4 mem_policy addr=0x200000 len=4096 mode=PREFERRED node=1 -> EPERM\n",
+  };
+  CHECK(t.sink.lines == expected);
+  CHECK(t.inner.CallCount("mem_policy") == 4);
 }
 
 TEST_CASE("trace names unknown requests '?' and shows no bytes for size-0 requests") {
@@ -278,6 +299,7 @@ TEST_CASE("trace leaves optional operations NULL when the inner platform lacks t
   CHECK((p.ops->page_size == nullptr));
   CHECK((p.ops->mmap != nullptr));
   CHECK((p.ops->process_id != nullptr));
+  CHECK((p.ops->mem_policy == nullptr));  // appended after read_fd: beyond the old table
 }
 
 TEST_CASE("trace sequence numbers stay unique across threads") {

@@ -51,13 +51,8 @@ class SimBoard {
     INFO(error);
     REQUIRE(rc == 0);
     platform_ = hke_sim_platform(sim_);
-    hke_config c{};
-    c.struct_size = sizeof(c);
-    c.platform = platform_;
-    c.diag = &SimBoard::OnDiag;
-    c.diag_user = this;
-    c.flags = flags;
-    REQUIRE(hke_default_context_configure(&c) == HKE_OK);
+    flags_ = flags;
+    UsePlatform(platform_);
   }
   ~SimBoard() {
     while (hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS) {
@@ -72,6 +67,18 @@ class SimBoard {
   SimBoard& operator=(const SimBoard&) = delete;
 
   kfdsim_t* sim() { return sim_; }
+  // The simulator's platform table, and a replacement for it behind the
+  // default context (e.g. a decorator over platform()); device closed.
+  hke_platform platform() const { return platform_; }
+  void UsePlatform(hke_platform p) {
+    hke_config c{};
+    c.struct_size = sizeof(c);
+    c.platform = p;
+    c.diag = &SimBoard::OnDiag;
+    c.diag_user = this;
+    c.flags = flags_;
+    REQUIRE(hke_default_context_configure(&c) == HKE_OK);
+  }
 
   // Trace lines recorded so far, and a reset.
   std::vector<std::string> Trace() {
@@ -144,6 +151,16 @@ class SimBoard {
     std::lock_guard<std::mutex> g(mu_);
     return diag_statuses_.empty() ? hke_status_t{0} : diag_statuses_.back();
   }
+  // Every diagnostic with its level and status ("area: message" as Diags()).
+  struct DiagRecord {
+    uint32_t level;
+    hke_status_t status;
+    std::string text;
+  };
+  std::vector<DiagRecord> DiagRecords() {
+    std::lock_guard<std::mutex> g(mu_);
+    return records_;
+  }
 
  private:
   static void OnTrace(void* user, const char* line, size_t length) {
@@ -156,6 +173,7 @@ class SimBoard {
     std::lock_guard<std::mutex> g(b->mu_);
     b->diags_.push_back(std::string(r->area) + ": " + r->message);
     b->diag_statuses_.push_back(r->status);
+    b->records_.push_back(DiagRecord{r->level, r->status, b->diags_.back()});
   }
 
   kfdsim_t* sim_ = nullptr;
@@ -164,6 +182,8 @@ class SimBoard {
   std::vector<std::string> trace_;
   std::vector<std::string> diags_;
   std::vector<hke_status_t> diag_statuses_;
+  std::vector<DiagRecord> records_;
+  uint32_t flags_ = 0;
 };
 
 inline HsaMemFlags Flags() {

@@ -97,25 +97,37 @@ int Ioctl(void* self, int fd, uint32_t request, void* arg) {
   return kfdsim_ioctl(Sim(self), fd, request, arg);
 }
 
+// A new mapping lies where nothing was mapped, or replaced what was
+// (MAP_FIXED): either way no SVM range may remain there (the simulated MMU
+// notifier; the simulator's own fds tell it themselves), and a fixed
+// mapping drops the NUMA policy of what it replaced.
 int Mmap(void* self, void* addr, size_t length, uint32_t prot, uint32_t flags, int fd,
          uint64_t offset, void** out_addr) {
   if (out_addr == nullptr || length == 0) return EINVAL;
+  int r = 0;
   if ((flags & HKE_MAP_ANONYMOUS) == 0 && kfdsim_owns_fd(Sim(self), fd)) {
-    return kfdsim_mmap(Sim(self), addr, length, HostProt(prot), HostMapFlags(flags), fd, offset,
-                       out_addr);
+    r = kfdsim_mmap(Sim(self), addr, length, HostProt(prot), HostMapFlags(flags), fd, offset,
+                    out_addr);
+  } else {
+    r = Host().mmap(nullptr, addr, length, prot, flags, fd, offset, out_addr);
+    if (r == 0) kfdsim_host_unmapped(Sim(self), *out_addr, length);
   }
-  const int r = Host().mmap(nullptr, addr, length, prot, flags, fd, offset, out_addr);
-  // A new mapping lies where nothing was mapped, or replaced what was
-  // (MAP_FIXED): either way no SVM range may remain there (the simulated
-  // MMU notifier; the simulator's own fds tell it themselves).
-  if (r == 0) kfdsim_host_unmapped(Sim(self), *out_addr, length);
+  if (r == 0 && (flags & HKE_MAP_FIXED) != 0) kfdsim_mem_policy_forget(Sim(self), addr, length);
   return r;
 }
 
 int Munmap(void* self, void* addr, size_t length) {
   const int r = Host().munmap(nullptr, addr, length);
-  if (r == 0) kfdsim_host_unmapped(Sim(self), addr, length);
+  if (r == 0) {
+    kfdsim_host_unmapped(Sim(self), addr, length);
+    kfdsim_mem_policy_forget(Sim(self), addr, length);
+  }
   return r;
+}
+
+// The simulated host's mbind (the board's NUMA nodes, recorded only).
+int MemPolicy(void* self, void* addr, size_t length, uint32_t mode, uint32_t node) {
+  return kfdsim_mem_policy_set(Sim(self), addr, length, mode, node);
 }
 
 int Madvise(void*, void* addr, size_t length, uint32_t advice) {
@@ -201,7 +213,7 @@ const hke_platform_ops kSimOps = {
     // No libdrm device handles: the simulated render nodes answer DRM
     // ioctls only through this table, which libdrm cannot use.
     nullptr, nullptr,
-    PerfOpen, PerfEnable, PerfRead,
+    PerfOpen, PerfEnable, PerfRead, MemPolicy,
 };
 
 }  // namespace

@@ -742,6 +742,7 @@ int Normaliser::Run(Board* out) {
   Board board;
   Describe(&board.desc, system_bytes);
   board.desc.cpu_count = plan.cpu_count;
+  for (const CpuNodePlan& n : plan.nodes) board.desc.numa_nodes.push_back(n.numa_node);
   board.files = std::move(files);
   board.fill_report = std::move(report_);
   *out = std::move(board);
