@@ -204,6 +204,9 @@ TEST_CASE("a queue's paged host buffers are bound near the queue's GPU, not near
   void* ring = nullptr;
   REQUIRE(hsaKmtAllocMemory(kGpu4, 4096, gtt, &ring) == HSAKMT_STATUS_SUCCESS);
   REQUIRE(kfdsim_mem_policy_count(b.sim()) == 0);
+  // The kernel takes a ring only in a BO mapped on the queue's GPU.
+  HSAuint64 ring_gpu = 0;
+  REQUIRE(hsaKmtMapMemoryToGPU(ring, 4096, &ring_gpu) == HSAKMT_STATUS_SUCCESS);
   HsaQueueResource r{};
   REQUIRE(hsaKmtCreateQueue(kGpu4, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                             nullptr, &r) == HSAKMT_STATUS_SUCCESS);
@@ -215,6 +218,7 @@ TEST_CASE("a queue's paged host buffers are bound near the queue's GPU, not near
   CHECK(i.node == 1);
   CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
   CHECK(kfdsim_mem_policy_count(b.sim()) == 0);
+  CHECK(hsaKmtUnmapMemoryToGPU(ring) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtFreeMemory(ring, 4096) == HSAKMT_STATUS_SUCCESS);
 }
 
