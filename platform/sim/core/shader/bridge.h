@@ -1,0 +1,42 @@
+// kfdsim shader cores: what a queue keeps for its kernels (internal to the
+// simulator core; the packet engines hold one per queue that dispatched).
+//
+// Ownership and threading: owned by the Queue (QueueEngine::shader); used
+// with the simulator's proc_mu_ held.
+#ifndef HKE_PLATFORM_SIM_CORE_SHADER_BRIDGE_H_
+#define HKE_PLATFORM_SIM_CORE_SHADER_BRIDGE_H_
+
+#include <cstdint>
+#include <memory>
+
+#include "platform/sim/core/shader/dispatch.h"
+
+namespace kfdsim::shader {
+
+struct QueueShaderState {
+  // The dispatch in progress and the packet it belongs to (AQL: packet
+  // index; PM4: ring dword of the DISPATCH_DIRECT).
+  std::unique_ptr<Dispatch> dispatch;
+  uint64_t packet = 0;
+  // PM4: the compute SH registers SET_SH_REG wrote, by offset from 0x2e00
+  // (COMPUTE_DISPATCH_INITIATOR) up to COMPUTE_USER_DATA_15 (0x2e4f).
+  uint32_t sh[0x50] = {};
+  // Wave-instructions executed by this queue's kernels so far.
+  uint64_t wave_instructions = 0;
+};
+
+// PM4 compute SH register offsets from 0x2e00.
+enum : uint32_t {
+  kShNumThreadX = 0x07,
+  kShPgmLo = 0x0c,
+  kShPgmHi = 0x0d,
+  kShPgmRsrc1 = 0x12,
+  kShPgmRsrc2 = 0x13,
+  kShTmpringSize = 0x18,
+  kShPgmRsrc3 = 0x28,
+  kShUserData0 = 0x40,
+};
+
+}  // namespace kfdsim::shader
+
+#endif  // HKE_PLATFORM_SIM_CORE_SHADER_BRIDGE_H_
