@@ -20,6 +20,7 @@
 #include "doctest/doctest.h"
 #include "hsakmt/hsakmt.h"
 #include "lib/context/context.h"
+#include "lib/kfd/abi.h"
 #include "lib/queues/queues.h"
 #include "platform/sim/sim.h"
 #include "sim_shader_kernels.h"
@@ -91,9 +92,21 @@ struct Launch {
 
 class ShaderRig {
  public:
-  // `tree` (a fixture) or `board` (built in), as SimBoard.
-  ShaderRig(const char* tree, const char* board) : b_(tree, board) {
+  // `tree` (a fixture) or `board` (built in), as SimBoard. With
+  // `runtime_enable` the KFD reports queue errors to the runtime (the
+  // queue's ErrorReason and error event), as under ROCR.
+  ShaderRig(const char* tree, const char* board, bool runtime_enable = false) : b_(tree, board) {
     REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    if (runtime_enable) {
+      // hsaKmtRuntimeEnable refuses boards whose nodes lack debug-capable
+      // firmware (apu-embedded), as upstream does; the KFD's RUNTIME_ENABLE
+      // itself does not care, so the rig issues it directly.
+      hke::kfd::RuntimeEnableArgs a{};
+      a.r_debug = Va(&r_debug_);
+      a.mode_mask = hke::kfd::kRuntimeEnableModeEnable;
+      REQUIRE(kfdsim_ioctl(b_.sim(), hke_default_context()->impl.device().kfd_fd,
+                           hke::kfd::kIocRuntimeEnable, &a) == 0);
+    }
     node_ = FirstGfx9Node();
     HsaNodeProperties p{};
     REQUIRE(hsaKmtGetNodeProperties(node_, &p) == HSAKMT_STATUS_SUCCESS);
@@ -172,6 +185,15 @@ class ShaderRig {
   // Runs one kernel dispatch; true when its completion signal reached 0
   // (the completion event fired), false on a timeout (a queue error).
   bool Dispatch(uint64_t kernel_object, const Launch& l, uint32_t timeout_ms = 60000) {
+    Submit(kernel_object, l);
+    if (hsaKmtWaitOnEvent(done_, timeout_ms) != HSAKMT_STATUS_SUCCESS) return false;
+    return __atomic_load_n(&signal_->value, __ATOMIC_ACQUIRE) == 0;
+  }
+  // The completion signal's value (1 while the last dispatch is pending).
+  int64_t signal_value() const { return __atomic_load_n(&signal_->value, __ATOMIC_ACQUIRE); }
+
+  // Writes a kernel dispatch packet and rings the doorbell, without waiting.
+  void Submit(uint64_t kernel_object, const Launch& l) {
     void* kernarg = nullptr;
     if (l.kernarg != nullptr) {
       kernarg = Gtt(256);
@@ -197,8 +219,6 @@ class ShaderRig {
     __atomic_store_n(&p->header, header, __ATOMIC_RELEASE);
     __atomic_store_n(&amd_queue_->write_dispatch_id, next_, __ATOMIC_RELEASE);
     __atomic_store_n(q_.Queue_DoorBell_aql, index, __ATOMIC_RELEASE);
-    if (hsaKmtWaitOnEvent(done_, timeout_ms) != HSAKMT_STATUS_SUCCESS) return false;
-    return __atomic_load_n(&signal_->value, __ATOMIC_ACQUIRE) == 0;
   }
 
   // The simulator's view of the queue (state, exception code, fault VA).
@@ -286,6 +306,7 @@ class ShaderRig {
   HsaEvent* error_event_ = nullptr;
   HsaQueueResource q_{};
   uint64_t next_ = 0;
+  uint64_t r_debug_ = 0;  // stands for the runtime's r_debug (only its address is passed)
 };
 
 }  // namespace shadertest

@@ -82,7 +82,8 @@ std::string Hex32(uint32_t v) {
 
 bool Exec::Word1(uint32_t* out) {
   Fault f = Fault::kNone;
-  if (!env.vm().Read(w.pc + 4, out, 4, &f)) return MemFault(w.pc + 4, f, false);
+  uint64_t at = w.pc + 4;
+  if (!env.vm().Read(w.pc + 4, out, 4, &f, &at)) return MemFault(at, f, false);
   return true;
 }
 
@@ -95,7 +96,8 @@ bool Exec::Illegal(const std::string& why) {
   if (size >= 8) {
     uint32_t w1 = 0;
     Fault f = Fault::kNone;
-    if (env.vm().Read(w.pc + 4, &w1, 4, &f)) w.bad_word[1] = w1;
+    uint64_t at = 0;
+    if (env.vm().Read(w.pc + 4, &w1, 4, &f, &at)) w.bad_word[1] = w1;
   }
   char pc[32];
   std::snprintf(pc, sizeof(pc), "0x%llx", static_cast<unsigned long long>(w.pc));
@@ -251,15 +253,16 @@ bool Step(Wave& w, WaveEnv& env, FetchWindow& win) {
     std::memcpy(&x.w0, win.host + (w.pc - win.lo), 4);
   } else {
     Fault f = Fault::kNone;
-    const Region* r = env.vm().Lookup(w.pc, 4, false, &f);
+    const Region* r = env.vm().Lookup(w.pc, false, &f);
     if (r == nullptr) return x.MemFault(w.pc, f, false);
-    if (r->host != nullptr) {
+    if (r->host != nullptr && w.pc + 4 <= r->hi) {
       win.lo = r->lo;
       win.hi = r->hi;
       win.host = r->host;
       std::memcpy(&x.w0, r->host + (w.pc - r->lo), 4);
-    } else if (!env.vm().Read(w.pc, &x.w0, 4, &f)) {
-      return x.MemFault(w.pc, f, false);
+    } else {
+      uint64_t at = w.pc;
+      if (!env.vm().Read(w.pc, &x.w0, 4, &f, &at)) return x.MemFault(at, f, false);
     }
   }
   const uint32_t w0 = x.w0;

@@ -59,7 +59,8 @@ bool GlobalRead(Exec& x, uint64_t va, void* buf, uint32_t n) {
     return true;
   }
   if (f != Fault::kNone) return FaultAt(x, va, f, false);
-  if (!x.env.vm().Read(va, buf, n, &f)) return FaultAt(x, va, f, false);
+  uint64_t at = va;
+  if (!x.env.vm().Read(va, buf, n, &f, &at)) return FaultAt(x, at, f, false);
   return true;
 }
 
@@ -70,7 +71,8 @@ bool GlobalWrite(Exec& x, uint64_t va, const void* buf, uint32_t n) {
     return true;
   }
   if (f != Fault::kNone) return FaultAt(x, va, f, true);
-  if (!x.env.vm().Write(va, buf, n, &f)) return FaultAt(x, va, f, true);
+  uint64_t at = va;
+  if (!x.env.vm().Write(va, buf, n, &f, &at)) return FaultAt(x, at, f, true);
   return true;
 }
 

@@ -10,8 +10,8 @@
 // backing mapped by the backend), or without one (user pages: every
 // access is a VmBackend::Copy, which checks the host mapping first, so a
 // kernel never crashes the simulator on memory its process unmapped).
-// An access must lie inside one region (one BO), as the other engines
-// require; a page fault reports the first faulting address.
+// An access may span regions, as it may span pages on hardware; a fault
+// reports the first address that cannot be accessed.
 //
 // Ownership and threading: a Vm belongs to one dispatch step on the engine
 // thread (the simulator's proc_mu_ held); the regions it caches are valid
@@ -55,83 +55,93 @@ class Vm {
   }
 
   // The host address of [va, va + n) when it lies in one region with a host
-  // pointer; null otherwise, with *fault set when the access faults (left
-  // kNone when only the Copy path can serve it).
+  // pointer; null otherwise, with *fault set when the access faults at `va`
+  // (left kNone when Read/Write can serve it: no host pointer, or the
+  // access continues into the next region).
   uint8_t* Host(uint64_t va, uint32_t n, bool write, Fault* fault) {
-    const Region* r = Find(va, n, write, fault);
-    if (r == nullptr || r->host == nullptr) return nullptr;
+    const Region* r = Lookup(va, write, fault);
+    if (r == nullptr || r->host == nullptr || n > r->hi - va) return nullptr;
     return r->host + (va - r->lo);
   }
 
-  // The region holding [va, va + n) with the needed access, or null with
-  // *fault set (instruction fetch keeps it as its window).
-  const Region* Lookup(uint64_t va, uint32_t n, bool write, Fault* fault) {
-    return Find(va, n, write, fault);
+  // The region holding `va` with the needed access, or null with *fault
+  // set (instruction fetch keeps it as its window).
+  const Region* Lookup(uint64_t va, bool write, Fault* fault) {
+    *fault = Fault::kNone;
+    const Region* r = Find(va);
+    if (r == nullptr) {
+      *fault = Fault::kNotPresent;
+      return nullptr;
+    }
+    if (write && !r->writable) {
+      *fault = Fault::kReadOnly;
+      return nullptr;
+    }
+    return r;
   }
 
-  // Copies; false with *fault set on a fault.
-  bool Read(uint64_t va, void* dst, uint32_t n, Fault* fault) {
-    const Region* r = Find(va, n, false, fault);
-    if (r == nullptr) return false;
-    if (r->host != nullptr) {
-      std::memcpy(dst, r->host + (va - r->lo), n);
-      return true;
-    }
-    if (!backend_->Copy(*r, va, dst, n, false)) {
-      *fault = Fault::kNotPresent;
-      return false;
-    }
-    return true;
+  // Copies region by region (an access may continue into the next mapping,
+  // as it may cross pages on hardware); false with *fault and *fault_va
+  // set at the first byte that cannot be accessed.
+  bool Read(uint64_t va, void* dst, uint32_t n, Fault* fault, uint64_t* fault_va) {
+    return Access(va, static_cast<uint8_t*>(dst), n, false, fault, fault_va);
   }
-  bool Write(uint64_t va, const void* src, uint32_t n, Fault* fault) {
-    const Region* r = Find(va, n, true, fault);
-    if (r == nullptr) return false;
-    if (r->host != nullptr) {
-      std::memcpy(r->host + (va - r->lo), src, n);
-      return true;
-    }
-    if (!backend_->Copy(*r, va, const_cast<void*>(src), n, true)) {
-      *fault = Fault::kNotPresent;
-      return false;
-    }
-    return true;
+  bool Write(uint64_t va, const void* src, uint32_t n, Fault* fault, uint64_t* fault_va) {
+    return Access(va, static_cast<uint8_t*>(const_cast<void*>(src)), n, true, fault, fault_va);
   }
 
  private:
   static constexpr unsigned kCacheSize = 8;
 
-  const Region* Find(uint64_t va, uint32_t n, bool write, Fault* fault) {
-    *fault = Fault::kNone;
+  bool Access(uint64_t va, uint8_t* buf, uint32_t n, bool write, Fault* fault, uint64_t* fault_va) {
+    while (n > 0) {
+      const Region* r = Lookup(va, write, fault);
+      if (r == nullptr) {
+        *fault_va = va;
+        return false;
+      }
+      const uint64_t room = r->hi - va;
+      const uint32_t chunk = room < n ? static_cast<uint32_t>(room) : n;
+      if (r->host != nullptr) {
+        if (write) {
+          std::memcpy(r->host + (va - r->lo), buf, chunk);
+        } else {
+          std::memcpy(buf, r->host + (va - r->lo), chunk);
+        }
+      } else if (!backend_->Copy(*r, va, buf, chunk, write)) {
+        *fault = Fault::kNotPresent;
+        *fault_va = va;
+        return false;
+      }
+      va += chunk;
+      buf += chunk;
+      n -= chunk;
+      if (n != 0 && va == 0) {  // wrapped around the address space
+        *fault = Fault::kNotPresent;
+        *fault_va = va;
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const Region* Find(uint64_t va) {
     const Region& last = cache_[last_];
-    if (va >= last.lo && va < last.hi) return Check(last, va, n, write, fault);
+    if (va >= last.lo && va < last.hi) return &last;
     for (unsigned i = 0; i < kCacheSize; ++i) {
       const Region& r = cache_[i];
       if (va >= r.lo && va < r.hi) {
         last_ = i;
-        return Check(r, va, n, write, fault);
+        return &r;
       }
     }
     Region got;
-    if (!backend_->Resolve(va, &got) || va < got.lo || va >= got.hi) {
-      *fault = Fault::kNotPresent;
-      return nullptr;
-    }
+    if (!backend_->Resolve(va, &got) || va < got.lo || va >= got.hi) return nullptr;
     last_ = next_;
     Region& slot = cache_[next_];
     next_ = (next_ + 1) % kCacheSize;
     slot = got;
-    return Check(slot, va, n, write, fault);
-  }
-  static const Region* Check(const Region& r, uint64_t va, uint32_t n, bool write, Fault* fault) {
-    if (n > r.hi - va) {
-      *fault = Fault::kNotPresent;  // runs off the mapping
-      return nullptr;
-    }
-    if (write && !r.writable) {
-      *fault = Fault::kReadOnly;
-      return nullptr;
-    }
-    return &r;
+    return &slot;
   }
 
   VmBackend* backend_;
