@@ -4,8 +4,8 @@
 // amd_queue_t has them (so the simulator finds the queue's scratch
 // descriptor there), a completion signal whose event mailbox is a KFD
 // signal event, and a loader for the code objects the build assembled
-// (kernels.h): PT_LOAD segments copied into executable GTT, the kernel
-// descriptor found by its "<name>.kd" symbol.
+// (sim_shader_kernels.h): PT_LOAD segments copied into executable GTT
+// (code_object.h), the kernel descriptor found by its "<name>.kd" symbol.
 //
 // Dispatch() writes one kernel dispatch packet, rings the doorbell and waits
 // for the completion event with hsaKmtWaitOnEvent, as a runtime does.
@@ -24,6 +24,7 @@
 #include "lib/queues/queues.h"
 #include "platform/sim/sim.h"
 #include "sim_shader_kernels.h"
+#include "tests/sim_shader/code_object.h"
 #include "tests/support/sim_board.h"
 
 namespace shadertest {
@@ -248,51 +249,17 @@ class ShaderRig {
     return 0;
   }
 
-  template <typename T>
-  static T Get(const uint8_t* p, uint64_t off) {
-    T v;
-    std::memcpy(&v, p + off, sizeof(v));
-    return v;
-  }
-
-  // A minimal ELF64 loader: PT_LOAD segments at their vaddr in one GTT
-  // buffer; the descriptor symbol from .symtab.
+  // The code object's PT_LOAD segments in one GTT buffer; the kernel
+  // object is the descriptor symbol's address there.
   uint64_t LoadElf(const uint8_t* elf, uint64_t size, const char* name) {
-    REQUIRE(size > 64);
-    REQUIRE(std::memcmp(elf, "\x7f" "ELF", 4) == 0);
-    const uint64_t phoff = Get<uint64_t>(elf, 32), shoff = Get<uint64_t>(elf, 40);
-    const uint16_t phnum = Get<uint16_t>(elf, 56), shnum = Get<uint16_t>(elf, 60);
-    uint64_t span = 0;
-    for (uint16_t i = 0; i < phnum; ++i) {
-      const uint8_t* ph = elf + phoff + 56ull * i;
-      if (Get<uint32_t>(ph, 0) != 1) continue;  // PT_LOAD
-      span = std::max(span, Get<uint64_t>(ph, 16) + Get<uint64_t>(ph, 40));
-    }
+    const CodeObjectImage co(elf, size);
+    const uint64_t span = co.Span();
     REQUIRE(span != 0);
     auto* image = static_cast<uint8_t*>(Gtt(span));
-    for (uint16_t i = 0; i < phnum; ++i) {
-      const uint8_t* ph = elf + phoff + 56ull * i;
-      if (Get<uint32_t>(ph, 0) != 1) continue;
-      const uint64_t off = Get<uint64_t>(ph, 8), vaddr = Get<uint64_t>(ph, 16);
-      const uint64_t filesz = Get<uint64_t>(ph, 32);
-      REQUIRE(off + filesz <= size);
-      std::memcpy(image + vaddr, elf + off, filesz);
-    }
-    const std::string want = std::string(name) + ".kd";
-    for (uint16_t i = 0; i < shnum; ++i) {
-      const uint8_t* sh = elf + shoff + 64ull * i;
-      if (Get<uint32_t>(sh, 4) != 2) continue;  // SHT_SYMTAB
-      const uint8_t* strtab = elf + Get<uint64_t>(elf + shoff + 64ull * Get<uint32_t>(sh, 40), 24);
-      const uint64_t symoff = Get<uint64_t>(sh, 24), symsize = Get<uint64_t>(sh, 32);
-      for (uint64_t s = 0; s + 24 <= symsize; s += 24) {
-        const uint8_t* sym = elf + symoff + s;
-        if (want == reinterpret_cast<const char*>(strtab + Get<uint32_t>(sym, 0))) {
-          return Va(image) + Get<uint64_t>(sym, 8);
-        }
-      }
-    }
-    FAIL("kernel " << name << " not in the code object");
-    return 0;
+    REQUIRE(co.CopyTo(image));
+    uint64_t kd = 0;
+    REQUIRE_MESSAGE(co.Symbol(std::string(name) + ".kd", &kd), "kernel " << name << " not in the code object");
+    return Va(image) + kd;
   }
 
   hketest::SimBoard b_;

@@ -188,6 +188,9 @@ class Simulator {
   };
   // EINVAL for an unknown queue.
   int GetQueueStatus(uint32_t queue_id, QueueStatus* out);
+  // Wave-instructions the shader cores executed since the simulator was
+  // created (core/shader/; kernels of every queue). Thread-safe.
+  uint64_t ShaderInstructions();
   // Stops and joins the engine thread (it restarts on the next CREATE_QUEUE
   // in kThread mode). Same calling rules as SetEngineMode.
   void StopEngineThread();

@@ -72,7 +72,7 @@ namespace {
 
 // Wave-instructions a kernel may run per engine step before the engine
 // moves on (and releases the simulator's lock).
-constexpr uint64_t kStepBudget = 1u << 20;
+constexpr uint64_t kKernelStepBudget = 1u << 20;
 // PM4 dispatches run to completion inside their packet, up to this many.
 constexpr uint64_t kPm4Limit = uint64_t{1} << 34;
 
@@ -96,7 +96,7 @@ enum class RegionKind : uint8_t { kFile, kUser };
 // The GPU page table as waves see it (see the file comment).
 class ShaderVm final : public shader::VmBackend {
  public:
-  ShaderVm(Simulator* sim, int gpu) : sim_(sim), gpu_(gpu) {
+  ShaderVm(Simulator* sim, int gpu) : sim_(sim) {
     const GpuDesc& d = sim->board_.desc.gpus[static_cast<size_t>(gpu)];
     gpu_id_ = d.gpu_id;
     apu_ = d.is_apu;
@@ -202,7 +202,6 @@ class ShaderVm final : public shader::VmBackend {
   }
 
   Simulator* sim_;
-  int gpu_;
   uint32_t gpu_id_ = 0;
   bool apu_ = false;
   std::map<const void*, std::pair<void*, size_t>> maps_;  // storage -> host mapping
@@ -226,6 +225,11 @@ class Hooks final : public shader::DispatchHooks {
 };
 
 }  // namespace
+
+uint64_t Simulator::ShaderInstructions() {
+  std::lock_guard<std::mutex> pl(proc_mu_);
+  return shader_instructions_;
+}
 
 void Simulator::ShaderErrorLocked(Queue& q, const shader::Wave& w) {
   const uint32_t code = shader::WaveExceptionCode(w);
@@ -377,7 +381,7 @@ Simulator::KernelStep Simulator::AqlKernelDispatchLocked(Queue& q, const uint8_t
   std::vector<uint32_t> interrupts;
   uint64_t executed = 0;
   const shader::Dispatch::Status s =
-      RunFor(this, vm, st, debug_trap_enabled_, kStepBudget, &interrupts, &executed);
+      RunFor(this, vm, st, debug_trap_enabled_, kKernelStepBudget, &interrupts, &executed);
   shader_instructions_ += executed;
   for (uint32_t data : interrupts) RaiseInterruptLocked(data, 24);
   switch (s) {

@@ -490,8 +490,8 @@ bool ExecFlat(Exec& x) {
   if (seg == 3) return x.Illegal("reserved FLAT segment");
   const DataOp d = DecodeDataOp(op, x.t);
   if (d.kind == DataOp::kNone) return x.Illegal("FLAT opcode " + std::to_string(op) + " is not supported");
-  if (d.atomic == kAddF32 || d.atomic == kPkAddF16) {
-    if (seg != 2 && !x.t.gfx90a_insts) return x.Illegal("float atomics are GLOBAL-only on " + std::string(x.t.name));
+  if ((d.atomic == kAddF32 || d.atomic == kPkAddF16) && seg != 2 && !x.t.gfx940_insts) {
+    return x.Illegal("f32/pk_f16 atomics are GLOBAL-only on " + std::string(x.t.name));
   }
   uint32_t (*file)[kLanes] = acc ? w.acc : w.v;
   const uint64_t scratch_base = w.flat_scratch();

@@ -353,7 +353,9 @@ bool ExecVop2(Exec& x) {
 
 bool ExecVop1(Exec& x) {
   VInst in;
-  in.op = 0x140 + ((x.w0 >> 9) & 0xFF);
+  const uint32_t op = (x.w0 >> 9) & 0xFF;
+  if (op >= 0x80) return x.Illegal("VOP1 opcode " + std::to_string(op) + " does not exist");
+  in.op = 0x140 + op;
   in.src[0] = x.w0 & 0x1FF;
   in.nsrc = 1;
   in.vdst = (x.w0 >> 17) & 0xFF;
@@ -384,6 +386,12 @@ bool ExecVop3(Exec& x) {
   VInst in;
   in.vop3 = true;
   const unsigned op = (x.w0 >> 16) & 0x3FF;
+  if (op == 0x117 || op == 0x118 || op == 0x124 || op == 0x125 || op == 0x142 || op == 0x191 ||
+      op == 0x192 || (op >= 0x140 && op < 0x1c0 && ((op - 0x140) >= 0x80))) {
+    // v_madmk/v_madak (their literal), v_readfirstlane, v_swap and
+    // v_accvgpr_mov have no VOP3 form.
+    return x.Illegal("VOP3 opcode " + std::to_string(op) + " has no VOP3 form");
+  }
   in.op = op;
   in.vdst = x.w0 & 0xFF;
   in.clamp = ((x.w0 >> 15) & 1u) != 0;

@@ -948,6 +948,12 @@ bool RunVop(VCtx& c) {
     case 0x29d: return V2(c, I::kI32, I::kI32, I::kI32, [](uint32_t a, uint32_t b) { return a - b; });
     case 0x29e: return V2(c, I::kI16, I::kI16, I::kI16, [](uint32_t a, uint32_t b) { return a + b; });
     case 0x29f: return V2(c, I::kI16, I::kI16, I::kI16, [](uint32_t a, uint32_t b) { return a - b; });
+    case 0x2a1:  // v_mul_legacy_f32 keeps a VOP3-only encoding where VOP2 0x04 is v_fmac_f64
+      if (!t.gfx90a_insts) break;
+      return V2(c, I::kF32, I::kF32, I::kF32, [](uint32_t a, uint32_t b) {
+        const float x = F32(a), y = F32(b);
+        return (x == 0.0f || y == 0.0f) ? 0u : U32(x * y);
+      });
     case 0x2a0: {  // v_pack_b32_f16: {S1.f16, S0.f16}; op_sel picks the halves
       uint32_t b0[kLanes], b1[kLanes], r[kLanes];
       const uint32_t* a = SrcRow32(c, 0, I::kF16, b0);
