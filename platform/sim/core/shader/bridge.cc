@@ -36,8 +36,8 @@
 //
 // GPU page table for waves (ShaderVm): a BO mapped to this GPU holding the
 // address (VRAM/GTT and imports through a host mapping of the GPU's backing
-// memfd, made once per step and unmapped after it; USERPTR through the user
-// pages), else an SVM range (GPU_RO flag: read-only; NO_ACCESS: unmapped),
+// memfd, cached per queue across steps (HostMapCache); USERPTR through the
+// user pages), else an SVM range (GPU_RO flag: read-only; NO_ACCESS: unmapped),
 // else on an APU the process's own pages (page by page). Writable: the BO
 // was allocated WRITABLE. Doorbell and MMIO BOs are not memory to a wave.
 //
@@ -53,6 +53,7 @@
 
 #include <errno.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -93,20 +94,52 @@ enum class RegionKind : uint8_t { kFile, kUser };
 
 }  // namespace
 
+namespace shader {
+
+namespace {
+// Address space the cached mappings of one queue may take.
+constexpr uint64_t kMapBudget = sizeof(void*) == 4 ? (uint64_t{256} << 20) : (uint64_t{64} << 30);
+}  // namespace
+
+HostMapCache::~HostMapCache() {
+  for (const Entry& e : entries_) munmap(e.host, static_cast<size_t>(e.size));
+}
+
+uint8_t* HostMapCache::Map(int fd, uint64_t ino, uint64_t offset, uint64_t size) {
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it->fd == fd && it->offset == offset && it->size == size) {
+      if (it->ino == ino) return static_cast<uint8_t*>(it->host);
+      munmap(it->host, static_cast<size_t>(it->size));  // the descriptor names another file now
+      mapped_ -= it->size;
+      entries_.erase(it);
+      break;
+    }
+  }
+  if (size == 0 || size > kMapBudget || size > SIZE_MAX) return nullptr;
+  while (!entries_.empty() && mapped_ + size > kMapBudget) {
+    munmap(entries_.front().host, static_cast<size_t>(entries_.front().size));
+    mapped_ -= entries_.front().size;
+    entries_.erase(entries_.begin());
+  }
+  void* p = mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                 static_cast<off_t>(offset));
+  if (p == MAP_FAILED) return nullptr;
+  entries_.push_back(Entry{fd, ino, offset, size, p});
+  mapped_ += size;
+  return static_cast<uint8_t*>(p);
+}
+
+}  // namespace shader
+
 // The GPU page table as waves see it (see the file comment).
 class ShaderVm final : public shader::VmBackend {
  public:
-  ShaderVm(Simulator* sim, int gpu) : sim_(sim) {
+  ShaderVm(Simulator* sim, int gpu, shader::HostMapCache* maps) : sim_(sim), maps_(maps) {
     const GpuDesc& d = sim->board_.desc.gpus[static_cast<size_t>(gpu)];
     gpu_id_ = d.gpu_id;
     apu_ = d.is_apu;
   }
-  ~ShaderVm() override {
-    for (auto& [s, m] : maps_) {
-      (void)s;
-      if (m.first != nullptr) munmap(m.first, m.second);
-    }
-  }
+  ~ShaderVm() override = default;
   ShaderVm(const ShaderVm&) = delete;
   ShaderVm& operator=(const ShaderVm&) = delete;
 
@@ -125,7 +158,7 @@ class ShaderVm final : public shader::VmBackend {
         if (bo.storage) {
           const Simulator::GpuProc& backing = sim_->gpus_[static_cast<size_t>(bo.storage->gpu)];
           if (backing.backing_fd < 0) return false;
-          out->host = Map(bo.storage.get(), backing.backing_fd, bo.storage->offset, bo.storage->size);
+          out->host = Map(backing.backing_fd, bo.storage->offset, bo.storage->size);
           x.kind = RegionKind::kFile;
           x.fd = backing.backing_fd;
           x.base = bo.storage->offset;
@@ -186,26 +219,25 @@ class ShaderVm final : public shader::VmBackend {
     uint64_t base = 0;  // file offset or user address of region.lo
   };
 
-  // A host mapping of a BO's backing (null when it cannot be made, e.g. a
-  // large BO on a 32-bit host: the file path serves it then).
-  uint8_t* Map(const void* storage, int fd, uint64_t offset, uint64_t size) {
-    auto it = maps_.find(storage);
-    if (it != maps_.end()) return static_cast<uint8_t*>(it->second.first);
-    void* p = nullptr;
-    if (size <= SIZE_MAX) {
-      p = mmap(nullptr, static_cast<size_t>(size), PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-               static_cast<off_t>(offset));
-      if (p == MAP_FAILED) p = nullptr;
+  // A host mapping of a BO's backing through the queue's cache (null when
+  // it cannot be made, e.g. a large BO on a 32-bit host: the file path
+  // serves it then).
+  uint8_t* Map(int fd, uint64_t offset, uint64_t size) {
+    auto it = inodes_.find(fd);
+    if (it == inodes_.end()) {
+      struct stat st {};
+      it = inodes_.emplace(fd, fstat(fd, &st) == 0 ? static_cast<uint64_t>(st.st_ino) : 0).first;
     }
-    maps_[storage] = {p, static_cast<size_t>(size)};
-    return static_cast<uint8_t*>(p);
+    if (it->second == 0) return nullptr;
+    return maps_->Map(fd, it->second, offset, size);
   }
 
   Simulator* sim_;
+  shader::HostMapCache* maps_;
   uint32_t gpu_id_ = 0;
   bool apu_ = false;
-  std::map<const void*, std::pair<void*, size_t>> maps_;  // storage -> host mapping
-  std::map<uint64_t, Extra> extra_;                       // region.lo -> how to copy
+  std::map<int, uint64_t> inodes_;   // backing fd -> inode, read once per step
+  std::map<uint64_t, Extra> extra_;  // region.lo -> how to copy
 };
 
 namespace {
@@ -377,7 +409,7 @@ Simulator::KernelStep Simulator::AqlKernelDispatchLocked(Queue& q, const uint8_t
     st.dispatch = std::make_unique<shader::Dispatch>(ks);
     st.packet = index;
   }
-  ShaderVm vm(this, q.gpu);
+  ShaderVm vm(this, q.gpu, &st.maps);
   std::vector<uint32_t> interrupts;
   uint64_t executed = 0;
   const shader::Dispatch::Status s =
@@ -462,7 +494,7 @@ Simulator::KernelStep Simulator::Pm4DispatchDirectLocked(Queue& q, const uint32_
   ks.private_base_hi = static_cast<uint32_t>(ap.scratch_base >> 32);
   st.dispatch = std::make_unique<shader::Dispatch>(ks);
   st.packet = packet;
-  ShaderVm vm(this, q.gpu);
+  ShaderVm vm(this, q.gpu, &st.maps);
   std::vector<uint32_t> interrupts;
   uint64_t executed = 0;
   const shader::Dispatch::Status s =

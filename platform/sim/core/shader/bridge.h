@@ -8,10 +8,36 @@
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 #include "platform/sim/core/shader/dispatch.h"
 
 namespace kfdsim::shader {
+
+// Host mappings of ranges of the GPUs' backing memfds that waves touched,
+// kept across engine steps so a kernel does not fault its buffers in again
+// every step. A mapping is a view of the file range, valid whatever BO owns
+// the range now; an entry is used only while its descriptor still names the
+// same file (inode). Bounded: the oldest mappings are dropped first.
+class HostMapCache {
+ public:
+  HostMapCache() = default;
+  ~HostMapCache();
+  HostMapCache(const HostMapCache&) = delete;
+  HostMapCache& operator=(const HostMapCache&) = delete;
+  // The host address of [offset, offset + size) of `fd` (inode `ino`), or
+  // null when it cannot be mapped (the caller falls back to pread/pwrite).
+  uint8_t* Map(int fd, uint64_t ino, uint64_t offset, uint64_t size);
+
+ private:
+  struct Entry {
+    int fd;
+    uint64_t ino, offset, size;
+    void* host;
+  };
+  std::vector<Entry> entries_;
+  uint64_t mapped_ = 0;
+};
 
 struct QueueShaderState {
   // The dispatch in progress and the packet it belongs to (AQL: packet
@@ -23,6 +49,7 @@ struct QueueShaderState {
   uint32_t sh[0x50] = {};
   // Wave-instructions executed by this queue's kernels so far.
   uint64_t wave_instructions = 0;
+  HostMapCache maps;
 };
 
 // PM4 compute SH register offsets from 0x2e00.

@@ -37,12 +37,14 @@ uint16_t F32ToF16(float f);
 float F16ToF32(uint16_t h);
 
 struct Exec {
-  Exec(Wave& wave, WaveEnv& environment)
-      : w(wave), env(environment), t(environment.traits()) {}
+  Exec(Wave& wave, WaveEnv& environment, const GfxTraits& traits)
+      : w(wave), env(environment), t(traits) {}
   Wave& w;
   WaveEnv& env;
   const GfxTraits& t;
   uint32_t w0 = 0;
+  uint32_t w1 = 0;          // the second dword, when fetched with the first
+  bool have_w1 = false;
   unsigned size = 4;
   bool branched = false;
   uint64_t next_pc = 0;

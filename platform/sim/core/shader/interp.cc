@@ -81,6 +81,10 @@ std::string Hex32(uint32_t v) {
 }  // namespace
 
 bool Exec::Word1(uint32_t* out) {
+  if (have_w1) {
+    *out = w1;
+    return true;
+  }
   Fault f = Fault::kNone;
   uint64_t at = w.pc + 4;
   if (!env.vm().Read(w.pc + 4, out, 4, &f, &at)) return MemFault(at, f, false);
@@ -94,10 +98,14 @@ bool Exec::Illegal(const std::string& why) {
   w.bad_word[0] = w0;
   w.bad_word[1] = 0;
   if (size >= 8) {
-    uint32_t w1 = 0;
-    Fault f = Fault::kNone;
-    uint64_t at = 0;
-    if (env.vm().Read(w.pc + 4, &w1, 4, &f, &at)) w.bad_word[1] = w1;
+    uint32_t second = 0;
+    if (have_w1) {
+      w.bad_word[1] = w1;
+    } else {
+      Fault f = Fault::kNone;
+      uint64_t at = 0;
+      if (env.vm().Read(w.pc + 4, &second, 4, &f, &at)) w.bad_word[1] = second;
+    }
   }
   char pc[32];
   std::snprintf(pc, sizeof(pc), "0x%llx", static_cast<unsigned long long>(w.pc));
@@ -247,10 +255,15 @@ struct FetchWindow {
   const uint8_t* host = nullptr;
 };
 
-bool Step(Wave& w, WaveEnv& env, FetchWindow& win) {
-  Exec x(w, env);
+bool Step(Wave& w, WaveEnv& env, const GfxTraits& traits, FetchWindow& win) {
+  Exec x(w, env, traits);
   if (w.pc >= win.lo && w.pc + 4 <= win.hi && win.host != nullptr) {
-    std::memcpy(&x.w0, win.host + (w.pc - win.lo), 4);
+    const uint8_t* p = win.host + (w.pc - win.lo);
+    std::memcpy(&x.w0, p, 4);
+    if (w.pc + 8 <= win.hi) {
+      std::memcpy(&x.w1, p + 4, 4);
+      x.have_w1 = true;
+    }
   } else {
     Fault f = Fault::kNone;
     const Region* r = env.vm().Lookup(w.pc, false, &f);
@@ -317,9 +330,10 @@ bool Step(Wave& w, WaveEnv& env, FetchWindow& win) {
 
 uint64_t RunWave(Wave& w, WaveEnv& env, uint64_t budget) {
   FetchWindow win;
+  const GfxTraits& traits = env.traits();
   uint64_t n = 0;
   while (n < budget && w.state == WaveState::kRunning) {
-    if (!Step(w, env, win)) {
+    if (!Step(w, env, traits, win)) {
       ++n;
       break;
     }

@@ -382,6 +382,116 @@ bool RunDataOp(Exec& x, const DataOp& d, uint32_t (*file)[kLanes], unsigned data
   return true;
 }
 
+// Moves a lane-major block of R dwords per lane (memory order) to or from
+// R register rows; R is a constant so the loops vectorise.
+template <unsigned R>
+void Transpose(uint32_t (*file)[kLanes], unsigned reg, uint8_t* p, bool to_memory) {
+  uint32_t block[kLanes * R];
+  if (to_memory) {
+    for (unsigned l = 0; l < kLanes; ++l) {
+      for (unsigned i = 0; i < R; ++i) block[l * R + i] = file[reg + i][l];
+    }
+    std::memcpy(p, block, sizeof(block));
+  } else {
+    std::memcpy(block, p, sizeof(block));
+    for (unsigned l = 0; l < kLanes; ++l) {
+      for (unsigned i = 0; i < R; ++i) file[reg + i][l] = block[l * R + i];
+    }
+  }
+}
+
+// The fast path of plain loads and stores: every active lane addresses GPU
+// VA `va[l]`, and all of them lie in one region the simulator maps with the
+// needed permission; then the lanes copy straight to and from the host
+// mapping. False (nothing done) when that does not hold: the per-lane path
+// then runs, with its faults in lane order.
+bool FastDataOp(Exec& x, const DataOp& d, uint32_t (*file)[kLanes], unsigned data, unsigned vdst,
+                const uint64_t* va) {
+  if (d.kind != DataOp::kLoad && d.kind != DataOp::kStore) return false;
+  if (d.d16 || d.hi || d.bytes < 4) return false;
+  const uint64_t exec = x.w.exec();
+  if (exec == 0) return false;
+  uint64_t lo = ~uint64_t{0}, hi = 0;
+  // Every lane on, lane l at va[0] + l * bytes: one contiguous block (the
+  // common case of a wave walking an array).
+  bool contiguous = exec == ~uint64_t{0};
+  if (contiguous) {
+    uint64_t mismatch = 0;
+    const uint64_t step = d.bytes;
+    for (unsigned l = 1; l < kLanes; ++l) mismatch |= (va[l] - va[l - 1]) ^ step;
+    contiguous = mismatch == 0 && va[0] <= ~uint64_t{0} - uint64_t{kLanes} * d.bytes;
+  }
+  if (contiguous) {
+    lo = va[0];
+    hi = va[kLanes - 1];
+  } else if (exec == ~uint64_t{0}) {
+    for (unsigned l = 0; l < kLanes; ++l) {
+      lo = va[l] < lo ? va[l] : lo;
+      hi = va[l] > hi ? va[l] : hi;
+    }
+  } else {
+    for (unsigned l = 0; l < kLanes; ++l) {
+      const bool on = ((exec >> l) & 1u) != 0;
+      lo = on && va[l] < lo ? va[l] : lo;
+      hi = on && va[l] > hi ? va[l] : hi;
+    }
+  }
+  Fault f = Fault::kNone;
+  const bool write = d.kind == DataOp::kStore;
+  const Region* r = x.env.vm().Lookup(lo, write, &f);
+  if (r == nullptr || r->host == nullptr || hi > r->hi || r->hi - hi < d.bytes) return false;
+  const unsigned regs = d.dwords;
+  if ((write ? data : vdst) + regs > kVgprs) return false;  // the per-lane path reports it
+  uint8_t* const host = r->host;
+  const uint64_t base = r->lo;
+  if (contiguous) {
+    // Transpose the block (lane-major in memory) to or from the rows.
+    uint8_t* p = host + (lo - base);
+    if (regs == 1) {
+      if (write) {
+        std::memcpy(p, file[data], kLanes * 4);
+      } else {
+        std::memcpy(file[vdst], p, kLanes * 4);
+      }
+      return true;
+    }
+    switch (regs) {
+      case 2: Transpose<2>(file, write ? data : vdst, p, write); break;
+      case 3: Transpose<3>(file, write ? data : vdst, p, write); break;
+      default: Transpose<4>(file, write ? data : vdst, p, write); break;
+    }
+    return true;
+  }
+  // Lane offsets into the mapping (all inside it, checked above).
+
+  size_t off[kLanes];
+  for (unsigned l = 0; l < kLanes; ++l) off[l] = static_cast<size_t>(va[l] - base);
+  if (exec == ~uint64_t{0}) {
+    // Every lane: one pass per register, a plain strided gather/scatter.
+    for (unsigned i = 0; i < regs; ++i) {
+      uint32_t* row = file[(write ? data : vdst) + i];
+      if (write) {
+        for (unsigned l = 0; l < kLanes; ++l) std::memcpy(host + off[l] + 4 * i, &row[l], 4);
+      } else {
+        for (unsigned l = 0; l < kLanes; ++l) std::memcpy(&row[l], host + off[l] + 4 * i, 4);
+      }
+    }
+    return true;
+  }
+  for (unsigned l = 0; l < kLanes; ++l) {
+    if (((exec >> l) & 1u) == 0) continue;
+    uint8_t* p = host + off[l];
+    for (unsigned i = 0; i < regs; ++i) {
+      if (write) {
+        std::memcpy(p + 4 * i, &file[data + i][l], 4);
+      } else {
+        std::memcpy(&file[vdst + i][l], p + 4 * i, 4);
+      }
+    }
+  }
+  return true;
+}
+
 int64_t Sext(uint32_t v, unsigned bits) {
   const uint32_t m = 1u << (bits - 1);
   const uint32_t x = v & ((1u << bits) - 1u);
@@ -499,6 +609,17 @@ bool ExecFlat(Exec& x) {
   if (seg == 0) {
     const uint64_t offset = x.w0 & 0xFFF;
     if (vaddr + 1 >= kVgprs) return x.Illegal("FLAT address registers beyond v255");
+    uint64_t va[kLanes];
+    uint32_t aperture = 0;
+    const uint32_t* lo32 = w.v[vaddr];
+    const uint32_t* hi32 = w.v[vaddr + 1];
+    for (unsigned l = 0; l < kLanes; ++l) {
+      va[l] = (lo32[l] | uint64_t{hi32[l]} << 32) + offset;
+      const uint32_t hi = static_cast<uint32_t>(va[l] >> 32);
+      aperture |= (hi == shared_hi ? 1u : 0u) | (hi == private_hi ? 1u : 0u);
+    }
+    // (An inactive lane in an aperture only costs the fast path.)
+    if (aperture == 0 && FastDataOp(x, d, file, data, vdst, va)) return true;
     return RunDataOp(x, d, file, data, vdst, glc, [&](unsigned l, Target* t) {
       const uint64_t a = (w.v[vaddr][l] | uint64_t{w.v[vaddr + 1][l]} << 32) + offset;
       const uint32_t hi = static_cast<uint32_t>(a >> 32);
@@ -518,17 +639,20 @@ bool ExecFlat(Exec& x) {
   }
   const int64_t offset = Sext(x.w0 & 0x1FFF, 13);
   if (seg == 2) {  // GLOBAL
+    uint64_t va[kLanes];
     if (saddr == 0x7F) {
       if (vaddr + 1 >= kVgprs) return x.Illegal("GLOBAL address registers beyond v255");
-      return RunDataOp(x, d, file, data, vdst, glc, [&](unsigned l, Target* t) {
-        t->va = (w.v[vaddr][l] | uint64_t{w.v[vaddr + 1][l]} << 32) + static_cast<uint64_t>(offset);
-        return true;
-      });
+      for (unsigned l = 0; l < kLanes; ++l) {
+        va[l] = (w.v[vaddr][l] | uint64_t{w.v[vaddr + 1][l]} << 32) + static_cast<uint64_t>(offset);
+      }
+    } else {
+      uint64_t sbase = 0;
+      if (!x.S64(saddr, &sbase)) return false;
+      for (unsigned l = 0; l < kLanes; ++l) va[l] = sbase + w.v[vaddr][l] + static_cast<uint64_t>(offset);
     }
-    uint64_t sbase = 0;
-    if (!x.S64(saddr, &sbase)) return false;
+    if (FastDataOp(x, d, file, data, vdst, va)) return true;
     return RunDataOp(x, d, file, data, vdst, glc, [&](unsigned l, Target* t) {
-      t->va = sbase + w.v[vaddr][l] + static_cast<uint64_t>(offset);
+      t->va = va[l];
       return true;
     });
   }

@@ -83,7 +83,7 @@ bool SrcScalar32(VCtx& c, unsigned i, uint32_t* v) {
   return c.x.S32(e, v);
 }
 
-const uint32_t* SrcRow32(VCtx& c, unsigned i, Kind k, uint32_t* buf) {
+const uint32_t* SrcRow32Slow(VCtx& c, unsigned i, Kind k, uint32_t* buf) {
   const VInst& in = c.in;
   const unsigned e = in.src[i];
   const bool abs = ((in.abs >> i) & 1u) != 0 && IsFloat(k);
@@ -177,7 +177,7 @@ bool SrcRow64(VCtx& c, unsigned i, Kind k, uint64_t* buf) {
   return true;
 }
 
-bool Out32(VCtx& c, uint32_t* res, Kind k) {
+bool Out32Slow(VCtx& c, uint32_t* res, Kind k) {
   const VInst& in = c.in;
   if (in.omod != 0 || in.clamp) {
     if (k == Kind::kF32) {

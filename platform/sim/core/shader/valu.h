@@ -50,7 +50,17 @@ struct VCtx {
 
 // Source `i` as 64 lane values with modifiers applied (`buf` holds them
 // unless the row is returned unmodified). Null after stopping the wave.
-const uint32_t* SrcRow32(VCtx& c, unsigned i, Kind k, uint32_t* buf);
+// The plain-VGPR case is inline; everything else is SrcRow32Slow.
+const uint32_t* SrcRow32Slow(VCtx& c, unsigned i, Kind k, uint32_t* buf);
+inline const uint32_t* SrcRow32(VCtx& c, unsigned i, Kind k, uint32_t* buf) {
+  const VInst& in = c.in;
+  const unsigned e = in.src[i];
+  if (e >= kVgprBase && (((in.abs | in.neg) >> i) & 1u) == 0 && !in.dpp && !in.sdwa &&
+      !(in.vop3 && ((in.opsel >> i) & 1u) != 0)) {
+    return c.w.v[e - kVgprBase];
+  }
+  return SrcRow32Slow(c, i, k, buf);
+}
 // 64-bit source rows (register pairs); `buf` always receives the values.
 bool SrcRow64(VCtx& c, unsigned i, Kind k, uint64_t* buf);
 // A scalar source value (readlane lane select, writelane data, ...).
@@ -58,7 +68,16 @@ bool SrcScalar32(VCtx& c, unsigned i, uint32_t* v);
 
 // Writes a 32-bit result row to vdst (output modifiers for float kinds,
 // SDWA destination select, EXEC/DPP lane mask). False after stopping.
-bool Out32(VCtx& c, uint32_t* res, Kind k);
+// The plain 32-bit case is inline; everything else is Out32Slow.
+bool Out32Slow(VCtx& c, uint32_t* res, Kind k);
+inline bool Out32(VCtx& c, uint32_t* res, Kind k) {
+  const VInst& in = c.in;
+  if (in.omod == 0 && !in.clamp && !in.sdwa && (k == Kind::kI32 || k == Kind::kF32) && in.vdst < kVgprs) {
+    Commit32(c.w.v[in.vdst], res, c.write);
+    return true;
+  }
+  return Out32Slow(c, res, k);
+}
 bool Out64(VCtx& c, uint64_t* res, Kind k);
 // Writes a lane mask (compare result, carry-out) to the SGPR pair `enc`:
 // lanes outside EXEC read 0.

@@ -42,8 +42,10 @@ T Med3(T a, T b, T c) {
   return c > mx ? mx : (c < mn ? mn : c);
 }
 
-float FMin(float a, float b) { return std::fmin(a, b); }
-float FMax(float a, float b) { return std::fmax(a, b); }
+// IEEE minNum/maxNum (a NaN operand yields the other), inline so lane
+// loops vectorise (std::fmin/fmax are library calls on x86-64).
+float FMin(float a, float b) { return a != a ? b : (b != b ? a : (b < a ? b : a)); }
+float FMax(float a, float b) { return a != a ? b : (b != b ? a : (b > a ? b : a)); }
 
 // float -> integer conversions saturate; NaN -> 0.
 uint32_t CvtU32(double d) {
@@ -109,41 +111,6 @@ bool ClassF16(uint32_t v, uint32_t mask) {
     bit = neg ? 3 : 8;
   }
   return ((mask >> bit) & 1u) != 0;
-}
-
-template <typename T>
-bool FloatCmp(unsigned pred, T a, T b) {
-  switch (pred & 15) {
-    case 0: return false;
-    case 1: return a < b;
-    case 2: return a == b;
-    case 3: return a <= b;
-    case 4: return a > b;
-    case 5: return a < b || a > b;
-    case 6: return a >= b;
-    case 7: return a == a && b == b;
-    case 8: return a != a || b != b;
-    case 9: return !(a >= b);
-    case 10: return !(a < b || a > b);
-    case 11: return !(a > b);
-    case 12: return !(a <= b);
-    case 13: return !(a == b);
-    case 14: return !(a < b);
-    default: return true;
-  }
-}
-template <typename T>
-bool IntCmp(unsigned pred, T a, T b) {
-  switch (pred & 7) {
-    case 0: return false;
-    case 1: return a < b;
-    case 2: return a == b;
-    case 3: return a <= b;
-    case 4: return a > b;
-    case 5: return a != b;
-    case 6: return a >= b;
-    default: return true;
-  }
 }
 
 // ---- lane-loop templates ----
@@ -264,6 +231,40 @@ bool Shift64(VCtx& c, F f) {
   return Out64(c, r, Kind::kI64);
 }
 
+// Byte b -> eight 0/1 bytes, bit i of b in byte i.
+struct SpreadTable {
+  uint64_t v[256];
+  constexpr SpreadTable() : v() {
+    for (unsigned b = 0; b < 256; ++b) {
+      uint64_t x = 0;
+      for (unsigned i = 0; i < 8; ++i) x |= uint64_t{(b >> i) & 1u} << (8 * i);
+      v[b] = x;
+    }
+  }
+};
+constexpr SpreadTable kSpread;
+
+// A lane mask as 64 0/1 values (the inverse of PackBits).
+inline void UnpackBits(uint64_t m, uint32_t* t) {
+  uint8_t bytes[kLanes];
+  for (unsigned g = 0; g < kLanes / 8; ++g) {
+    const uint64_t x = kSpread.v[(m >> (8 * g)) & 0xFF];
+    std::memcpy(bytes + 8 * g, &x, 8);
+  }
+  for (unsigned l = 0; l < kLanes; ++l) t[l] = bytes[l];
+}
+
+// Packs 64 0/1 bytes into a lane mask (8 lanes per multiply).
+inline uint64_t PackBits(const uint8_t* t) {
+  uint64_t bits = 0;
+  for (unsigned g = 0; g < kLanes / 8; ++g) {
+    uint64_t x;
+    std::memcpy(&x, t + 8 * g, 8);
+    bits |= ((x * 0x0102040810204080ull) >> 56) << (8 * g);
+  }
+  return bits;
+}
+
 template <typename F>
 bool Cmp32(VCtx& c, Kind k, bool exec_too, F f) {
   uint32_t b0[kLanes], b1[kLanes];
@@ -271,8 +272,9 @@ bool Cmp32(VCtx& c, Kind k, bool exec_too, F f) {
   if (a == nullptr) return false;
   const uint32_t* b = SrcRow32(c, 1, k, b1);
   if (b == nullptr) return false;
-  uint64_t bits = 0;
-  for (unsigned l = 0; l < kLanes; ++l) bits |= uint64_t{f(a[l], b[l]) ? 1u : 0u} << l;
+  uint8_t t[kLanes];
+  for (unsigned l = 0; l < kLanes; ++l) t[l] = f(a[l], b[l]) ? 1 : 0;
+  uint64_t bits = PackBits(t);
   bits &= c.w.exec();
   if (!OutMask(c, c.in.sdst, bits)) return false;
   if (exec_too) c.w.set_exec(bits);
@@ -283,8 +285,9 @@ template <typename F>
 bool Cmp64(VCtx& c, Kind k, bool exec_too, F f) {
   uint64_t a[kLanes], b[kLanes];
   if (!SrcRow64(c, 0, k, a) || !SrcRow64(c, 1, k, b)) return false;
-  uint64_t bits = 0;
-  for (unsigned l = 0; l < kLanes; ++l) bits |= uint64_t{f(a[l], b[l]) ? 1u : 0u} << l;
+  uint8_t t[kLanes];
+  for (unsigned l = 0; l < kLanes; ++l) t[l] = f(a[l], b[l]) ? 1 : 0;
+  uint64_t bits = PackBits(t);
   bits &= c.w.exec();
   if (!OutMask(c, c.in.sdst, bits)) return false;
   if (exec_too) c.w.set_exec(bits);
@@ -303,6 +306,49 @@ bool ClassCmp64(VCtx& c, bool exec_too) {
   if (!OutMask(c, c.in.sdst, bits)) return false;
   if (exec_too) c.w.set_exec(bits);
   return true;
+}
+
+// One compare group: the predicate is chosen once, outside the lane loop.
+// `T` is the compared type, `conv` turns raw lane bits into it.
+template <typename T, bool Float, typename Raw, typename Conv>
+bool CmpGroup(VCtx& c, Kind k, bool x, unsigned pred, Conv conv) {
+  auto run = [&](auto p) {
+    if constexpr (sizeof(Raw) == 8) {
+      return Cmp64(c, k, x, [&](uint64_t a, uint64_t b) { return p(conv(a), conv(b)); });
+    } else {
+      return Cmp32(c, k, x, [&](uint32_t a, uint32_t b) { return p(conv(a), conv(b)); });
+    }
+  };
+  if (Float) {
+    switch (pred & 15) {
+      case 0: return run([](T, T) { return false; });
+      case 1: return run([](T a, T b) { return a < b; });
+      case 2: return run([](T a, T b) { return a == b; });
+      case 3: return run([](T a, T b) { return a <= b; });
+      case 4: return run([](T a, T b) { return a > b; });
+      case 5: return run([](T a, T b) { return a < b || a > b; });
+      case 6: return run([](T a, T b) { return a >= b; });
+      case 7: return run([](T a, T b) { return a == a && b == b; });
+      case 8: return run([](T a, T b) { return a != a || b != b; });
+      case 9: return run([](T a, T b) { return !(a >= b); });
+      case 10: return run([](T a, T b) { return !(a < b || a > b); });
+      case 11: return run([](T a, T b) { return !(a > b); });
+      case 12: return run([](T a, T b) { return !(a <= b); });
+      case 13: return run([](T a, T b) { return !(a == b); });
+      case 14: return run([](T a, T b) { return !(a < b); });
+      default: return run([](T, T) { return true; });
+    }
+  }
+  switch (pred & 7) {
+    case 0: return run([](T, T) { return false; });
+    case 1: return run([](T a, T b) { return a < b; });
+    case 2: return run([](T a, T b) { return a == b; });
+    case 3: return run([](T a, T b) { return a <= b; });
+    case 4: return run([](T a, T b) { return a > b; });
+    case 5: return run([](T a, T b) { return a != b; });
+    case 6: return run([](T a, T b) { return a >= b; });
+    default: return run([](T, T) { return true; });
+  }
 }
 
 bool Compare(VCtx& c) {
@@ -327,34 +373,32 @@ bool Compare(VCtx& c) {
       break;
     case 0x2:
     case 0x3:
-      return Cmp32(c, I::kF16, x16, [pred](uint32_t a, uint32_t b) { return FloatCmp(pred, F16(a), F16(b)); });
+      return CmpGroup<float, true, uint32_t>(c, I::kF16, x16, pred, [](uint32_t v) { return F16(v); });
     case 0x4:
     case 0x5:
-      return Cmp32(c, I::kF32, x16, [pred](uint32_t a, uint32_t b) { return FloatCmp(pred, F32(a), F32(b)); });
+      return CmpGroup<float, true, uint32_t>(c, I::kF32, x16, pred, [](uint32_t v) { return F32(v); });
     case 0x6:
     case 0x7:
-      return Cmp64(c, I::kF64, x16, [pred](uint64_t a, uint64_t b) { return FloatCmp(pred, F64(a), F64(b)); });
+      return CmpGroup<double, true, uint64_t>(c, I::kF64, x16, pred, [](uint64_t v) { return F64(v); });
     case 0xA:
     case 0xB: {
-      const bool u = (op & 8) != 0, x = op >= 0xB0;
-      return Cmp32(c, I::kI16, x, [pred, u](uint32_t a, uint32_t b) {
-        return u ? IntCmp(pred, a & 0xFFFFu, b & 0xFFFFu)
-                 : IntCmp(pred, static_cast<int16_t>(a), static_cast<int16_t>(b));
-      });
+      const bool x = op >= 0xB0;
+      if (op & 8) return CmpGroup<uint32_t, false, uint32_t>(c, I::kI16, x, pred, [](uint32_t v) { return v & 0xFFFFu; });
+      return CmpGroup<int32_t, false, uint32_t>(c, I::kI16, x, pred,
+                                                [](uint32_t v) { return int32_t{static_cast<int16_t>(v)}; });
     }
     case 0xC:
     case 0xD: {
-      const bool u = (op & 8) != 0, x = op >= 0xD0;
-      return Cmp32(c, I::kI32, x, [pred, u](uint32_t a, uint32_t b) {
-        return u ? IntCmp(pred, a, b) : IntCmp(pred, S(a), S(b));
-      });
+      const bool x = op >= 0xD0;
+      if (op & 8) return CmpGroup<uint32_t, false, uint32_t>(c, I::kI32, x, pred, [](uint32_t v) { return v; });
+      return CmpGroup<int32_t, false, uint32_t>(c, I::kI32, x, pred, [](uint32_t v) { return S(v); });
     }
     case 0xE:
     case 0xF: {
-      const bool u = (op & 8) != 0, x = op >= 0xF0;
-      return Cmp64(c, I::kI64, x, [pred, u](uint64_t a, uint64_t b) {
-        return u ? IntCmp(pred, a, b) : IntCmp(pred, static_cast<int64_t>(a), static_cast<int64_t>(b));
-      });
+      const bool x = op >= 0xF0;
+      if (op & 8) return CmpGroup<uint64_t, false, uint64_t>(c, I::kI64, x, pred, [](uint64_t v) { return v; });
+      return CmpGroup<int64_t, false, uint64_t>(c, I::kI64, x, pred,
+                                                [](uint64_t v) { return static_cast<int64_t>(v); });
     }
     default:
       break;
@@ -362,33 +406,73 @@ bool Compare(VCtx& c) {
   return c.x.Illegal("VOPC opcode " + std::to_string(op) + " is not supported");
 }
 
-// Carry-out and carry-in adds/subs (VOP2 0x19-0x1e and their VOP3b forms).
-bool Carry(VCtx& c, unsigned kind) {
+// Packs 64 0/1 dwords into a lane mask (narrowed to bytes first: both
+// loops vectorise).
+[[gnu::noinline]] uint64_t PackBits32(const uint32_t* w) {
+  uint8_t t[kLanes];
+  for (unsigned l = 0; l < kLanes; ++l) t[l] = static_cast<uint8_t>(w[l]);
+  return PackBits(t);
+}
+
+// Carry-out and carry-in adds/subs (VOP2 0x19-0x1e and their VOP3b forms):
+// `f(a, b, carry_in, carry_out)` per lane, in 32-bit arithmetic so the
+// lane loop vectorises.
+template <typename F>
+bool CarryOp(VCtx& c, bool uses_cin, F f) {
   uint32_t b0[kLanes], b1[kLanes], r[kLanes];
   const uint32_t* a = SrcRow32(c, 0, I::kI32, b0);
   if (a == nullptr) return false;
   const uint32_t* b = SrcRow32(c, 1, I::kI32, b1);
   if (b == nullptr) return false;
   uint64_t cin = 0;
-  if (kind >= 3 && !MaskIn(c, c.in.cin, &cin)) return false;
-  uint64_t out = 0;
-  for (unsigned l = 0; l < kLanes; ++l) {
-    const uint64_t ci = (cin >> l) & 1u;
-    uint64_t x = 0, y = 0;
-    bool carry = false;
-    switch (kind) {
-      case 0: x = uint64_t{a[l]} + b[l]; carry = (x >> 32) != 0; break;            // add_co
-      case 1: x = uint64_t{a[l]} - b[l]; carry = b[l] > a[l]; break;               // sub_co
-      case 2: x = uint64_t{b[l]} - a[l]; carry = a[l] > b[l]; break;               // subrev_co
-      case 3: x = uint64_t{a[l]} + b[l] + ci; carry = (x >> 32) != 0; break;       // addc_co
-      case 4: y = uint64_t{b[l]} + ci; x = uint64_t{a[l]} - y; carry = y > a[l]; break;  // subb_co
-      default: y = uint64_t{a[l]} + ci; x = uint64_t{b[l]} - y; carry = y > b[l]; break;  // subbrev_co
-    }
-    r[l] = static_cast<uint32_t>(x);
-    out |= uint64_t{carry ? 1u : 0u} << l;
-  }
+  if (uses_cin && !MaskIn(c, c.in.cin, &cin)) return false;
+  uint32_t ci[kLanes], cw[kLanes];
+  UnpackBits(cin, ci);
+  for (unsigned l = 0; l < kLanes; ++l) r[l] = f(a[l], b[l], ci[l], cw[l]);
+  const uint64_t out = PackBits32(cw);
   if (!Out32(c, r, I::kI32)) return false;
   return OutMask(c, c.in.sdst, out & c.write);
+}
+
+bool Carry(VCtx& c, unsigned kind) {
+  using U = uint32_t;
+  switch (kind) {
+    case 0:  // v_add_co_u32
+      return CarryOp(c, false, [](U a, U b, U, U& co) {
+        const U r = a + b;
+        co = r < a ? 1u : 0u;
+        return r;
+      });
+    case 1:  // v_sub_co_u32
+      return CarryOp(c, false, [](U a, U b, U, U& co) {
+        co = b > a ? 1u : 0u;
+        return a - b;
+      });
+    case 2:  // v_subrev_co_u32
+      return CarryOp(c, false, [](U a, U b, U, U& co) {
+        co = a > b ? 1u : 0u;
+        return b - a;
+      });
+    case 3:  // v_addc_co_u32
+      return CarryOp(c, true, [](U a, U b, U ci, U& co) {
+        const U t = a + b;
+        const U r = t + ci;
+        co = (t < a ? 1u : 0u) | (r < t ? 1u : 0u);
+        return r;
+      });
+    case 4:  // v_subb_co_u32: a - b - ci, borrow when b + ci > a
+      return CarryOp(c, true, [](U a, U b, U ci, U& co) {
+        const U t = a - b;
+        co = (b > a ? 1u : 0u) | (ci > t ? 1u : 0u);
+        return t - ci;
+      });
+    default:  // v_subbrev_co_u32: b - a - ci
+      return CarryOp(c, true, [](U a, U b, U ci, U& co) {
+        const U t = b - a;
+        co = (a > b ? 1u : 0u) | (ci > t ? 1u : 0u);
+        return t - ci;
+      });
+  }
 }
 
 bool Cndmask(VCtx& c) {
