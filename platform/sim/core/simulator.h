@@ -16,7 +16,8 @@
 // its own file: devices.cc (fds), memory.cc (BOs, VM, apertures, mmap),
 // events.cc, queues.cc, drm.cc (render node), process.cc (the remaining
 // per-process ioctls, SVM), dispatch.cc (ioctl table, size rule, faults,
-// trace), tamper.cc (the reply tamper seam).
+// trace), tamper.cc (the reply tamper seam), engines/ (packet engines),
+// shader/ (the shader cores that run kernel dispatches).
 //
 // Threading: every public member is thread-safe. Locks, always taken in
 // this order when nested: dev_mu_ (device files) -> proc_mu_ (memory,

@@ -283,16 +283,15 @@ void Simulator::ShaderErrorLocked(Queue& q, const shader::Wave& w) {
 
 namespace {
 
-// Runs `st.dispatch` for up to `budget` wave-instructions on `gpu`.
-shader::Dispatch::Status RunFor(Simulator* sim, ShaderVm& vm, shader::QueueShaderState& st,
-                                bool debug, uint64_t budget, std::vector<uint32_t>* interrupts,
+// Runs `st.dispatch` for up to `budget` wave-instructions through `vm`.
+shader::Dispatch::Status RunFor(ShaderVm& vm, shader::QueueShaderState& st, bool debug,
+                                uint64_t budget, std::vector<uint32_t>* interrupts,
                                 uint64_t* executed) {
   Hooks hooks(debug, interrupts);
   const uint64_t before = st.dispatch->wave_instructions();
   const shader::Dispatch::Status s = st.dispatch->Run(&vm, &hooks, budget);
   *executed = st.dispatch->wave_instructions() - before;
   st.wave_instructions += *executed;
-  (void)sim;
   return s;
 }
 
@@ -413,7 +412,7 @@ Simulator::KernelStep Simulator::AqlKernelDispatchLocked(Queue& q, const uint8_t
   std::vector<uint32_t> interrupts;
   uint64_t executed = 0;
   const shader::Dispatch::Status s =
-      RunFor(this, vm, st, debug_trap_enabled_, kKernelStepBudget, &interrupts, &executed);
+      RunFor(vm, st, debug_trap_enabled_, kKernelStepBudget, &interrupts, &executed);
   shader_instructions_ += executed;
   for (uint32_t data : interrupts) RaiseInterruptLocked(data, 24);
   switch (s) {
@@ -498,7 +497,7 @@ Simulator::KernelStep Simulator::Pm4DispatchDirectLocked(Queue& q, const uint32_
   std::vector<uint32_t> interrupts;
   uint64_t executed = 0;
   const shader::Dispatch::Status s =
-      RunFor(this, vm, st, debug_trap_enabled_, kPm4Limit, &interrupts, &executed);
+      RunFor(vm, st, debug_trap_enabled_, kPm4Limit, &interrupts, &executed);
   shader_instructions_ += executed;
   for (uint32_t data : interrupts) RaiseInterruptLocked(data, 24);
   KernelStep out = KernelStep::kDone;

@@ -497,16 +497,16 @@ bool MadU64(VCtx& c, bool sign) {
   if (!SrcRow64(c, 2, I::kI64, d)) return false;
   uint64_t carry = 0;
   for (unsigned l = 0; l < kLanes; ++l) {
+    // A 32x32-bit product fits 64 bits; the carry is the overflow of the add.
     if (sign) {
-      const __int128 p = static_cast<__int128>(int64_t{S(a[l])} * S(b[l])) + static_cast<int64_t>(d[l]);
-      r[l] = static_cast<uint64_t>(p);
-      const bool ovf = p > static_cast<__int128>(std::numeric_limits<int64_t>::max()) ||
-                       p < static_cast<__int128>(std::numeric_limits<int64_t>::min());
+      int64_t sum = 0;
+      const bool ovf = __builtin_add_overflow(int64_t{S(a[l])} * S(b[l]), static_cast<int64_t>(d[l]), &sum);
+      r[l] = static_cast<uint64_t>(sum);
       carry |= uint64_t{ovf ? 1u : 0u} << l;
     } else {
-      const unsigned __int128 p = static_cast<unsigned __int128>(uint64_t{a[l]} * b[l]) + d[l];
-      r[l] = static_cast<uint64_t>(p);
-      carry |= uint64_t{(p >> 64) != 0 ? 1u : 0u} << l;
+      const uint64_t sum = uint64_t{a[l]} * b[l] + d[l];
+      r[l] = sum;
+      carry |= uint64_t{sum < d[l] ? 1u : 0u} << l;
     }
   }
   if (!Out64(c, r, I::kI64)) return false;
