@@ -10,6 +10,7 @@ packages=(
   linux-libc-dev                              # <linux/kfd_ioctl.h> for the ABI cross-check
   libhsakmt-dev                               # Debian's thunk headers, compared in tests
   clang-14 libclang-rt-14-dev                 # libFuzzer harnesses
+  lld-14 llvm-14                              # test kernels: clang-14 assembles and links them, llvm-mc-14 is the encoding oracle
   g++-aarch64-linux-gnu g++-arm-linux-gnueabihf g++-riscv64-linux-gnu
   qemu-user                                   # runs the cross-compiled tests
   python3 python3-matplotlib                  # test scripts (JSON checks), the benchmark plot

@@ -237,6 +237,12 @@ int kfdsim_step_queues(kfdsim_t* sim, uint64_t* packets_done) {
   return 0;
 }
 
+int kfdsim_shader_instructions(kfdsim_t* sim, uint64_t* instructions) {
+  if (sim == nullptr || instructions == nullptr) return EINVAL;
+  *instructions = sim->sim.ShaderInstructions();
+  return 0;
+}
+
 int kfdsim_queue_status(kfdsim_t* sim, uint32_t queue_id, kfdsim_queue_info* info, char* reason,
                         size_t reason_len) {
   if (sim == nullptr) return EINVAL;

@@ -236,6 +236,11 @@ typedef struct kfdsim_queue_info {
 KFDSIM_API int kfdsim_queue_status(kfdsim_t* sim, uint32_t queue_id, kfdsim_queue_info* info,
                                    char* reason, size_t reason_len);
 
+/* Wave-instructions the simulated shader cores (core/shader/) executed
+ * since the simulator was created, kernels of every queue counted. EINVAL
+ * for NULL. */
+KFDSIM_API int kfdsim_shader_instructions(kfdsim_t* sim, uint64_t* instructions);
+
 /* ---- the AMD IOMMU PMU (platform/sim/core/iommu_pmu.h) ----
  * Served by the in-process platform only (the preload front end leaves the
  * host's perf PMUs alone): the files of /sys/bus/event_source/devices/

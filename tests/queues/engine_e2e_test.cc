@@ -1,8 +1,9 @@
 // Work submitted through queues made by the hsaKmt* API and executed by the
 // in-process simulator's engines (its engine thread starts with the first
 // queue): SDMA copies, PM4 RELEASE_MEM and AQL barriers that wake event
-// waits, ring wraparound on every queue type, and a kernel dispatch that
-// raises the queue error event instead of completing.
+// waits, ring wraparound on every queue type, and an invalid kernel
+// dispatch (null kernel_object) that raises the queue error event instead
+// of completing.
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -302,7 +303,7 @@ void RuntimeEnable(SimBoard& b) {
                        hke::kfd::kIocRuntimeEnable, &a) == 0);
 }
 
-TEST_CASE("a kernel dispatch cannot run on the simulator: the queue stops with a reason, the error event fires with the exception in ErrorReason, the packet never completes") {
+TEST_CASE("a kernel dispatch with a null kernel_object: the queue stops with a reason, the error event fires with the exception in ErrorReason, the packet never completes") {
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
   const uint32_t node = FirstGpuNode();

@@ -1,6 +1,7 @@
 // kfdsim AQL packet processor: barrier-AND/OR, BARRIER_VALUE, completion
-// signals and their event mailbox, kernel/agent dispatch and vendor errors
-// reported through the CWSR header, publication rules and wraparound.
+// signals and their event mailbox, invalid kernel dispatch, agent dispatch
+// and vendor errors reported through the CWSR header, publication rules and
+// wraparound.
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -159,7 +160,7 @@ TEST_CASE("aql completion signal with an event mailbox writes the id and sets th
   CHECK(e.Slot(ev) == ~0ull);
 }
 
-TEST_CASE("aql kernel dispatch stops the queue and reports it through the CWSR header") {
+TEST_CASE("aql kernel dispatch with a null kernel_object stops the queue with DISPATCH_CODE_INVALID, reported through the CWSR header") {
   Engines e(simtest::TwoGpuBoard());
   k::RuntimeEnableArgs re{};
   re.mode_mask = k::kRuntimeEnableModeEnable;

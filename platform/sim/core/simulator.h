@@ -16,7 +16,8 @@
 // its own file: devices.cc (fds), memory.cc (BOs, VM, apertures, mmap),
 // events.cc, queues.cc, drm.cc (render node), process.cc (the remaining
 // per-process ioctls, SVM), dispatch.cc (ioctl table, size rule, faults,
-// trace), tamper.cc (the reply tamper seam).
+// trace), tamper.cc (the reply tamper seam), engines/ (packet engines),
+// shader/ (the shader cores that run kernel dispatches).
 //
 // Threading: every public member is thread-safe. Locks, always taken in
 // this order when nested: dev_mu_ (device files) -> proc_mu_ (memory,
@@ -47,6 +48,11 @@
 #include "platform/sim/core/util.h"
 
 namespace kfdsim {
+
+namespace shader {
+struct QueueShaderState;  // core/shader/bridge.h
+struct Wave;
+}  // namespace shader
 
 // Receives one trace line (`length` bytes ending in '\n', NUL after it).
 using TraceSink = void (*)(void* user, const char* line, size_t length);
@@ -222,6 +228,9 @@ class Simulator {
   };
   // EINVAL for an unknown queue.
   int GetQueueStatus(uint32_t queue_id, QueueStatus* out);
+  // Wave-instructions the shader cores executed since the simulator was
+  // created (core/shader/; kernels of every queue). Thread-safe.
+  uint64_t ShaderInstructions();
   // Stops and joins the engine thread (it restarts on the next CREATE_QUEUE
   // in kThread mode). Same calling rules as SetEngineMode.
   void StopEngineThread();
@@ -471,6 +480,8 @@ class Simulator {
     uint64_t fault_va = 0;
     uint64_t packets = 0;
     std::string reason;
+    // Kernel dispatches of this queue (core/shader/), created by the first.
+    std::shared_ptr<shader::QueueShaderState> shader;
   };
   // ---------------- queues.cc ----------------
   struct Queue {
@@ -533,6 +544,27 @@ class Simulator {
   bool StepAqlLocked(Queue& q, uint32_t budget, uint64_t* done);
   // Reads `n` bytes of the ring at byte offset `off` (modulo the ring size).
   int RingRead(const Queue& q, uint64_t off, void* dst, uint64_t n);
+
+  // ---------------- shader/bridge.cc (proc_mu_ held) ----------------
+  // Kernel dispatches on the simulated shader cores. kDone: the kernel
+  // finished (the caller completes the packet); kRunning: it ran out of
+  // this step's budget and continues on the next step; kStopped: the queue
+  // stopped (a wave exception, a memory fault, a bad packet).
+  enum class KernelStep { kDone, kRunning, kStopped };
+  // AQL kernel dispatch packet `pkt` (64 bytes) at ring index `index`,
+  // stored at GPU VA `slot`.
+  KernelStep AqlKernelDispatchLocked(Queue& q, const uint8_t* pkt, uint64_t index, uint64_t slot);
+  // PM4 SET_SH_REG (register offset from 0x2c00 and values) and
+  // DISPATCH_DIRECT (workgroup counts) at ring dword `packet`.
+  void Pm4SetShRegLocked(Queue& q, uint32_t offset, const uint32_t* values, uint64_t n);
+  KernelStep Pm4DispatchDirectLocked(Queue& q, const uint32_t dims[3], uint64_t packet);
+  // Reports a wave that stopped the dispatch (exception and memory events).
+  void ShaderErrorLocked(Queue& q, const shader::Wave& w);
+  // Wave-instructions the shader cores executed for this process so far.
+  uint64_t shader_instructions_ = 0;
+  // The waves' view of this process's GPU page table (bridge.cc) reads the
+  // BO table and the SVM ranges.
+  friend class ShaderVm;
 
   // ---------------- svm.cc (proc_mu_ held unless noted) ----------------
   struct SvmRange {

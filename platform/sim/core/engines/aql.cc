@@ -23,9 +23,12 @@
 //    (null: satisfied), i64 value at 16, i64 mask at 24, u32 condition at 32
 //    (0 EQ, 1 NE, 2 LT, 3 GTE; signed compare of value & mask); other
 //    conditions stop the queue. Completion signal at 56.
-//  - kernel dispatch: the simulator has no shader cores; the queue stops
-//    with EC_QUEUE_PACKET_DISPATCH_CODE_INVALID and the packet is never
-//    completed (its completion signal untouched, header left as is).
+//  - kernel dispatch: the kernel runs on the simulated shader cores
+//    (core/shader/, which lists the packet checks and their exception
+//    codes), for a bounded number of wave-instructions per step; the
+//    packet completes like the others once the kernel finished. A kernel
+//    that stops with an exception stops the queue and is never completed
+//    (completion signal untouched, header left as is).
 //  - agent dispatch: stops with EC_QUEUE_PACKET_UNSUPPORTED; other vendor
 //    formats with EC_QUEUE_PACKET_VENDOR_UNSUPPORTED; types 6-255 with
 //    EC_QUEUE_PACKET_RESERVED.
@@ -114,14 +117,17 @@ bool Simulator::StepAqlLocked(Queue& q, uint32_t budget, uint64_t* done) {
     const std::string at = " at index " + std::to_string(index);
     bool satisfied = true;
     bool stopped = false;
+    bool kernel_running = false;
     std::string wait;
     switch (type) {
-      case kTypeKernelDispatch:
-        StopQueueLocked(q, k::kEcQueuePacketDispatchCodeInvalid,
-                        "AQL kernel dispatch packet" + at +
-                            " cannot run: the simulated GPU has no shader cores");
-        stopped = true;
+      case kTypeKernelDispatch: {
+        // Runs on the simulated shader cores (core/shader/bridge.cc) for a
+        // step's budget; the packet completes when the kernel finished.
+        const KernelStep ks = AqlKernelDispatchLocked(q, pkt, index, slot);
+        if (ks == KernelStep::kStopped) stopped = true;
+        if (ks == KernelStep::kRunning) kernel_running = true;
         break;
+      }
       case kTypeAgentDispatch:
         StopQueueLocked(q, k::kEcQueuePacketUnsupported,
                         "AQL agent dispatch packet" + at + " is not supported");
@@ -195,6 +201,10 @@ bool Simulator::StepAqlLocked(Queue& q, uint32_t budget, uint64_t* done) {
         break;
     }
     if (stopped) break;
+    if (kernel_running) {  // the kernel goes on in the next step
+      progress = true;
+      break;
+    }
     if (!satisfied) {
       e.waiting = true;
       e.reason = wait;

@@ -24,6 +24,11 @@
 //                          comes first; int_sel != 0 then raises the CP
 //                          end-of-pipe interrupt:
 //                          kfd_signal_event_interrupt(int_ctxid, 32 bits).
+//   SET_SH_REG (0x76)      register offset from 0x2c00, values: the compute
+//                          SH registers a DISPATCH_DIRECT reads
+//   DISPATCH_DIRECT (0x15) workgroup counts x/y/z, initiator: the kernel
+//                          runs to completion on the shader cores
+//                          (core/shader/bridge.cc)
 //   INDIRECT_BUFFER (0x3F) count 2: base lo/hi, control (size bits 0-19 in
 //                          dwords, chain bit 20). The IB's packets run at
 //                          once, in order, from GPU memory; an IB inside an
@@ -51,6 +56,8 @@ constexpr uint32_t kOpNop = 0x10;
 constexpr uint32_t kOpWriteData = 0x37;
 constexpr uint32_t kOpIndirectBuffer = 0x3F;
 constexpr uint32_t kOpReleaseMem = 0x49;
+constexpr uint32_t kOpSetShReg = 0x76;
+constexpr uint32_t kOpDispatchDirect = 0x15;
 constexpr uint32_t kNopOneDword = 0x3FFF;
 
 uint64_t Addr(uint32_t lo, uint32_t hi) { return uint64_t{lo} | uint64_t{hi} << 32; }
@@ -134,6 +141,16 @@ bool Simulator::StepPm4Locked(Queue& q, uint32_t budget, uint64_t* done) {
         }
         if (int_sel != 0) RaiseInterruptLocked(p[7], 32);
         return Outcome::kDone;
+      }
+      case kOpSetShReg:  // compute SH registers for DISPATCH_DIRECT (core/shader/bridge.cc)
+        if (len < 3) return stop(std::string("PM4 SET_SH_REG without values ") + where);
+        Pm4SetShRegLocked(q, p[1] & 0xFFFF, p + 2, len - 2);
+        return Outcome::kDone;
+      case kOpDispatchDirect: {  // runs the kernel to completion on the shader cores
+        if (len < 5) return stop(std::string("PM4 DISPATCH_DIRECT shorter than 5 dwords ") + where);
+        const uint32_t dims[3] = {p[1], p[2], p[3]};
+        return Pm4DispatchDirectLocked(q, dims, e.rptr) == KernelStep::kDone ? Outcome::kDone
+                                                                             : Outcome::kStopped;
       }
       case kOpIndirectBuffer:
         return stop(std::string("PM4 INDIRECT_BUFFER nested in an IB ") + where);
