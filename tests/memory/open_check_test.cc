@@ -82,7 +82,9 @@ TEST_CASE(
         REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
       }
       b.ClearTrace();
-      for (const auto& [name, call] : Calls()) {
+      for (const auto& entry : Calls()) {
+        const auto& name = entry.first;  // a named copy: clang-14 lambdas cannot capture bindings
+        const auto& call = entry.second;
         INFO(name);
         CHECK(call() == HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED);
       }

@@ -133,8 +133,10 @@ TEST_CASE("scalar ALU: arithmetic, logic, bit fields, SCC, loops, calls and M0 m
     ShaderRig rig(br.tree, br.board);
     auto* out = static_cast<uint32_t*>(rig.Gtt(4096));
     const uint64_t ko = rig.Load(shadertest::kSalu, "salu");
-    for (const auto& [a, b] : {std::pair<uint32_t, uint32_t>{0x89ABCDEFu, 0x12345678u},
-                               {0x00000005u, 0xFFFFFFF0u}, {0xFFFFFFFFu, 0x00000001u}}) {
+    for (const auto& ab : {std::pair<uint32_t, uint32_t>{0x89ABCDEFu, 0x12345678u},
+                           {0x00000005u, 0xFFFFFFF0u}, {0xFFFFFFFFu, 0x00000001u}}) {
+      const uint32_t a = ab.first;  // named copies: clang-14 lambdas cannot capture bindings
+      const uint32_t b = ab.second;
       CAPTURE(a);
       CAPTURE(b);
       struct {
