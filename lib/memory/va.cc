@@ -92,7 +92,13 @@ Status ReserveMmap(Context& ctx, MemoryState& m, uint64_t size, uint64_t align, 
     s = p.Mmap(hint, total_len, HKE_PROT_NONE, anon, -1, 0, &got);
     if (!s.ok()) break;
   }
-  for (int i = 0; i < n_misplaced; ++i) (void)p.Munmap(misplaced[i], total_len);
+  for (int i = 0; i < n_misplaced; ++i) {
+    const Status t = p.Munmap(misplaced[i], total_len);
+    if (!t.ok()) {
+      (void)ctx.diag().Report(HKE_DIAG_WARNING, t, kArea,
+                              "munmap of a misplaced reservation failed; it stays mapped");
+    }
+  }
   if (!s.ok()) return ctx.diag().Error(s, kArea, "cannot reserve virtual address space");
   const uint64_t raw = reinterpret_cast<uintptr_t>(got);
   uint64_t start = 0;
