@@ -4,7 +4,7 @@
  * libkfdsim-preload.so, with ROCR built on this library or on upstream's
  * thunk (tests/consumers/run_steps.sh); both runs must print the same lines.
  *
- *   rocr_steps memory|copy|queue
+ *   rocr_steps memory|copy|queue|blit
  *
  * Each phase is its own process (hsa_init ... hsa_shut_down), so that a
  * runtime that crashes in one phase still lets the others report. Every
@@ -38,6 +38,13 @@
  *   a barrier-OR, a CU mask of every other CU set (hsa_amd_queue_cu_set_mask
  *   -> the thunk's SetQueueCUMask) and read back, then a barrier still runs,
  *   hsa_queue_destroy; signal waits that time out.
+ * blit: ROCR's blit kernels, run by the simulator's shader cores: the phase
+ *   sets HSA_ENABLE_SDMA=0 before hsa_init, so every copy and fill is a
+ *   kernel dispatch on an AQL queue. Per GPU: host->device->host and
+ *   device->device at 4 sizes (3 B .. 1 MiB + 7, odd offsets), a copy to
+ *   the next GPU (run on the source GPU, ROCR's copy agent), and
+ *   hsa_amd_memory_fill of device memory (all of it, then a sub-range, read
+ *   back through a copy); one fill of fine-grained system memory.
  * Every phase ends with hsa_shut_down.
  *
  * Exit status: 0 when every step printed ok, 1 otherwise.
@@ -571,6 +578,124 @@ static void phase_copy(void) {
   hsa_amd_memory_pool_free(h.dst);
 }
 
+/* ---- blit phase ---------------------------------------------------------- */
+
+#define BLIT_MAX ((size_t)1024 * 1024 + 128)
+
+/* Host: buf[0 .. total) must be `outer` except the words [first, first+count),
+ * which must be `inner` (hsa_amd_memory_fill writes 32-bit words). */
+static int check_words(const uint8_t* buf, size_t total_words, size_t first, size_t count, uint32_t outer,
+                       uint32_t inner, char* detail, size_t dn) {
+  for (size_t w = 0; w < total_words; ++w) {
+    uint32_t got;
+    memcpy(&got, buf + w * 4, 4);
+    const uint32_t want = (w >= first && w < first + count) ? inner : outer;
+    if (got != want) {
+      snprintf(detail, dn, "word %zu is 0x%08x, expected 0x%08x (fill %zu..%zu)", w, got, want, first, first + count);
+      return 0;
+    }
+  }
+  return 1;
+}
+
+/* Two fills of one buffer (the whole, then a sub-range); `host` is a host
+ * view of the result: NULL for device memory, which is then read back
+ * through a d2h copy into h->dst. */
+static void fill_step(const char* base, struct host_bufs* h, struct agent* gpu, uint8_t* buf, uint8_t* host,
+                      size_t total_words, size_t first, size_t count, unsigned seed) {
+  char name[160], detail[200] = "";
+  const uint32_t outer = 0x5A000000u | seed, inner = 0xC3A50000u | (seed * 7u);
+  snprintf(name, sizeof(name), "%s/fill-all", base);
+  if (!report_status(name, hsa_amd_memory_fill(buf, outer, total_words), NULL)) return;
+  snprintf(name, sizeof(name), "%s/fill-part", base);
+  if (!report_status(name, hsa_amd_memory_fill(buf + first * 4, inner, count), NULL)) return;
+  if (host == NULL) {
+    snprintf(name, sizeof(name), "%s/d2h", base);
+    if (!copy_step(name, h->dst, g_cpu->handle, buf, gpu->handle, total_words * 4)) return;
+    host = h->dst;
+  }
+  snprintf(name, sizeof(name), "%s/words", base);
+  int ok = check_words(host, total_words, first, count, outer, inner, detail, sizeof(detail));
+  report(name, ok, "filled words differ", ok ? NULL : detail);
+}
+
+/* ROCR's blit kernels: the same copies as the copy phase (fewer sizes) and
+ * hsa_amd_memory_fill, with HSA_ENABLE_SDMA=0 so that every copy and fill is
+ * a kernel dispatch on an AQL queue. */
+static void phase_blit(void) {
+  const struct pool* sys = &g_cpu->pools[g_cpu->fine];
+  struct host_bufs h = {NULL, NULL};
+  uint8_t* dev[MAX_AGENTS][2];
+  memset(dev, 0, sizeof(dev));
+  hsa_status_t s = hsa_amd_memory_pool_allocate(sys->handle, BLIT_MAX, 0, (void**)&h.src);
+  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_memory_pool_allocate(sys->handle, BLIT_MAX, 0, (void**)&h.dst);
+  hsa_agent_t all[MAX_AGENTS];
+  for (int g = 0; g < g_ngpus; ++g) all[g] = g_gpus[g]->handle;
+  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h.src);
+  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h.dst);
+  for (int g = 0; g < g_ngpus && s == HSA_STATUS_SUCCESS; ++g) {
+    const struct pool* p = &g_gpus[g]->pools[g_gpus[g]->coarse];
+    for (int k = 0; k < 2 && s == HSA_STATUS_SUCCESS; ++k) {
+      s = hsa_amd_memory_pool_allocate(p->handle, BLIT_MAX, 0, (void**)&dev[g][k]);
+    }
+  }
+  /* The peer copy runs on the source GPU (ROCR's copy agent), whose kernel
+   * writes the next GPU's first buffer: that GPU must be granted access. */
+  for (int g = 0; g < g_ngpus && g_ngpus > 1 && s == HSA_STATUS_SUCCESS; ++g) {
+    s = hsa_amd_agents_allow_access(1, &g_gpus[g]->handle, NULL, dev[(g + 1) % g_ngpus][0]);
+  }
+  if (!report_status("buffers", s, "2 system, 2 per GPU, 1 MiB + 128 each, previous GPU allowed")) return;
+
+  static const size_t sizes[] = {3, 4101, 262157, 1048583};
+  const int nsizes = (int)(sizeof(sizes) / sizeof(sizes[0]));
+  unsigned seed = 101;
+  for (int g = 0; g < g_ngpus; ++g) {
+    struct agent* gpu = g_gpus[g];
+    char base[128], name[192];
+    for (int i = 0; i < nsizes; ++i, ++seed) {
+      const size_t n = sizes[i], so = (size_t)i % 5, doff = (size_t)(3 * i + 1) % 7, b = (size_t)i % 3;
+      snprintf(base, sizeof(base), "node%u/%zu+%zu>%zu", gpu->node, n, so, doff);
+      fill_src(h.src, so, n, seed);
+      snprintf(name, sizeof(name), "%s/h2d", base);
+      if (!copy_step(name, dev[g][0] + doff, gpu->handle, h.src + so, g_cpu->handle, n)) continue;
+      readback_check(base, &h, gpu, dev[g][0], doff, n, 1, seed);
+      snprintf(name, sizeof(name), "%s/d2d>%zu", base, b);
+      if (!copy_step(name, dev[g][1] + b, gpu->handle, dev[g][0] + doff, gpu->handle, n)) continue;
+      snprintf(base, sizeof(base), "node%u/%zu+%zu>%zu/d2d>%zu", gpu->node, n, so, doff, b);
+      readback_check(base, &h, gpu, dev[g][1], b, n, 2, seed);
+    }
+    if (g_ngpus > 1) {
+      struct agent* dst = g_gpus[(g + 1) % g_ngpus];
+      const size_t n = 65539;
+      snprintf(base, sizeof(base), "node%u>node%u/%zu+3>1", gpu->node, dst->node, n);
+      fill_src(h.src, 0, n, ++seed);
+      snprintf(name, sizeof(name), "%s/h2d", base);
+      if (copy_step(name, dev[g][1] + 3, gpu->handle, h.src, g_cpu->handle, n)) {
+        snprintf(name, sizeof(name), "%s/peer", base);
+        if (copy_step(name, dev[(g + 1) % g_ngpus][0] + 1, dst->handle, dev[g][1] + 3, gpu->handle, n)) {
+          readback_check(base, &h, dst, dev[(g + 1) % g_ngpus][0], 1, n, 0, seed);
+        }
+      }
+    }
+    static const size_t fills[][3] = {{1024, 0, 1}, {1024, 5, 1000}, {262160, 3, 262147}};
+    for (int f = 0; f < 3; ++f, ++seed) {
+      snprintf(base, sizeof(base), "node%u/fill/device/%zu+%zu", gpu->node, fills[f][2], fills[f][1]);
+      fill_step(base, &h, gpu, dev[g][1], NULL, fills[f][0], fills[f][1], fills[f][2], seed);
+    }
+  }
+  /* fine-grained system memory every GPU may access: ROCR fills it with the
+   * blit kernel of the first such GPU */
+  fill_step("fill/system/4099+7", &h, g_gpus[0], h.dst, h.dst, 8192, 7, 4099, seed);
+
+  for (int g = 0; g < g_ngpus; ++g) {
+    for (int k = 0; k < 2; ++k) {
+      if (dev[g][k]) hsa_amd_memory_pool_free(dev[g][k]);
+    }
+  }
+  hsa_amd_memory_pool_free(h.src);
+  hsa_amd_memory_pool_free(h.dst);
+}
+
 /* ---- queue phase --------------------------------------------------------- */
 
 static volatile int g_queue_errors = 0;
@@ -732,16 +857,23 @@ static void phase_queue(void) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2 || (strcmp(argv[1], "memory") != 0 && strcmp(argv[1], "copy") != 0 &&
-                    strcmp(argv[1], "queue") != 0)) {
-    fprintf(stderr, "usage: %s memory|copy|queue\n", argv[0]);
+  static const char* const phases[] = {"memory", "copy", "queue", "blit"};
+  int known = 0;
+  for (size_t i = 0; argc == 2 && i < sizeof(phases) / sizeof(phases[0]); ++i) {
+    known |= strcmp(argv[1], phases[i]) == 0;
+  }
+  if (!known) {
+    fprintf(stderr, "usage: %s memory|copy|queue|blit\n", argv[0]);
     return 2;
   }
   g_phase = argv[1];
+  /* ROCR reads its settings at hsa_init: blit kernels for every copy */
+  if (strcmp(g_phase, "blit") == 0 && setenv("HSA_ENABLE_SDMA", "0", 1) != 0) return 2;
   if (start()) {
     if (strcmp(g_phase, "memory") == 0) phase_memory();
     if (strcmp(g_phase, "copy") == 0) phase_copy();
     if (strcmp(g_phase, "queue") == 0) phase_queue();
+    if (strcmp(g_phase, "blit") == 0) phase_blit();
     finish();
   }
   return g_failed ? 1 : 0;

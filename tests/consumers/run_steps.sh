@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Runs rocr_steps (memory, copy and queue phases, one process each) on one
-# simulated board through libkfdsim-preload.so with one of the two ROCRs of
-# the consumer build, with ROCR's default settings (no HSA_* overrides).
+# Runs rocr_steps (memory, copy, queue and blit phases, one process each) on
+# one simulated board through libkfdsim-preload.so with one of the two ROCRs
+# of the consumer build, with ROCR's default settings (no HSA_* overrides;
+# the blit phase sets HSA_ENABLE_SDMA=0 itself).
 #
 #   run_steps.sh OUT PRELOAD control|ours TARGET KNOWN_FAILURES
 #
@@ -29,7 +30,7 @@ lib=$out/prefix-$runtime/lib
 mkdir -p "$out/results"
 result=$out/results/$runtime-$name.txt
 : >"$result"
-for phase in memory copy queue; do
+for phase in memory copy queue blit; do
   log=$out/results/$runtime-$name-$phase.log
   env -u KFDSIM_TOPOLOGY -u KFDSIM_BOARD LD_LIBRARY_PATH="$lib" LD_PRELOAD="$preload" \
     "${board_env[@]}" timeout 900 "$out/bin/rocr_steps" "$phase" </dev/null >"$log" 2>"$log.stderr"

@@ -1,7 +1,8 @@
 // The memory instruction classes of the simulated shader cores, each on one
 // memory kind, run on every gfx9-family board through the library's API:
 // scalar loads/stores on VRAM (kernels/smem.s), FLAT on registered user
-// memory (flat_userptr.s), GLOBAL atomics on GTT (atomics.s), the LDS
+// memory (flat_userptr.s), wave accesses to one block on GTT and user
+// memory (block_access.s), GLOBAL atomics on GTT (atomics.s), the LDS
 // (lds.s), scratch in the queue's scratch backing (scratch.s), MUBUF on GTT
 // (mubuf.s), and AGPRs (agpr.s).
 #include <doctest/doctest.h>
@@ -132,6 +133,82 @@ TEST_CASE("FLAT on registered user memory: every load and store width, sign/zero
     CHECK(hsaKmtUnmapMemoryToGPU(mem) == HSAKMT_STATUS_SUCCESS);
     CHECK(hsaKmtDeregisterMemory(mem) == HSAKMT_STATUS_SUCCESS);
     munmap(mem, 2 * kBytes);
+  }
+}
+
+TEST_CASE("FLAT wave accesses to one gap-free block give per-lane results on GTT and user memory: sub-dword widths, runs of lanes, inactive lanes untouched") {
+  constexpr size_t kIn = 512, kOut = 1408;
+  for (const shadertest::BoardRef& br : shadertest::Gfx9Boards()) {
+    const std::string board_name = br.name;
+    CAPTURE(board_name);
+    ShaderRig rig(br.tree, br.board);
+    // GTT (a host-mapped BO) and registered user pages (the simulator's
+    // checked-copy path) must give the same bytes.
+    for (int user = 0; user < 2; ++user) {
+      CAPTURE(user);
+      uint8_t* mem = nullptr;
+      constexpr size_t kBytes = 8192;
+      if (user) {
+        mem = static_cast<uint8_t*>(mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+        REQUIRE(mem != MAP_FAILED);
+        REQUIRE(hsaKmtRegisterMemory(mem, kBytes) == HSAKMT_STATUS_SUCCESS);
+        const uint32_t node = rig.node();
+        REQUIRE(hsaKmtMapMemoryToGPUNodes(mem, kBytes, nullptr, HsaMemMapFlags{}, 1,
+                                          const_cast<uint32_t*>(&node)) == HSAKMT_STATUS_SUCCESS);
+      } else {
+        mem = static_cast<uint8_t*>(rig.Gtt(kBytes));
+      }
+      uint8_t* in = mem;
+      uint8_t* out = mem + 4096;
+      for (size_t i = 0; i < kIn; ++i) in[i] = static_cast<uint8_t>(i * 73 + 0x95);
+      std::memset(out, 0xCC, kOut);
+      struct {
+        uint64_t in, out;
+      } args{Va(in), Va(out)};
+      uint8_t ka[256];
+      Launch l = WithArgs(args, ka);
+      l.grid[0] = 64;
+      l.wg[0] = 64;
+      const bool ran = rig.Dispatch(rig.Load(shadertest::kBlockAccess, "block_access"), l);
+      std::string why;
+      rig.QueueStatus(&why);
+      INFO(why);
+      REQUIRE(ran);
+      auto u32 = [&](size_t off) {
+        uint32_t v;
+        std::memcpy(&v, out + off, 4);
+        return v;
+      };
+      auto in16 = [&](size_t i) { return static_cast<uint16_t>(in[2 * i] | in[2 * i + 1] << 8); };
+      auto out16 = [&](size_t off) { return static_cast<uint16_t>(out[off] | out[off + 1] << 8); };
+      uint32_t bad = 0;
+      for (uint32_t g = 0; g < 64; ++g) {
+        const std::vector<std::pair<uint32_t, uint32_t>> checks = {
+            {u32(4 * g), in[g]},
+            {u32(256 + 4 * g), static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(in[64 + g])))},
+            {u32(512 + 4 * g), in16(64 + g)},
+            {u32(768 + 4 * g), static_cast<uint32_t>(static_cast<int32_t>(static_cast<int16_t>(in16(128 + g))))},
+            {out[1024 + g], in[g]},
+            {out16(1088 + 2 * g), in16(64 + g)},
+            {out[1216 + g], g < 37 ? in[64 + g] : 0xCCu},
+            {out[1280 + g], g > 20 ? in[200 + g] : 0xCCu},
+            {out[1344 + g], g % 2 == 0 ? in[g] : 0xCCu},
+        };
+        for (size_t i = 0; i < checks.size(); ++i) {
+          if (checks[i].first != checks[i].second && ++bad <= 8) {
+            CAPTURE(g);
+            CAPTURE(i);
+            CHECK(checks[i].first == checks[i].second);
+          }
+        }
+      }
+      CHECK(bad == 0);
+      if (user) {
+        CHECK(hsaKmtUnmapMemoryToGPU(mem) == HSAKMT_STATUS_SUCCESS);
+        CHECK(hsaKmtDeregisterMemory(mem) == HSAKMT_STATUS_SUCCESS);
+        munmap(mem, kBytes);
+      }
+    }
   }
 }
 

@@ -249,22 +249,37 @@ namespace {
 
 using detail::Exec;
 
-// Instruction fetch window: the code region last fetched from.
+// Instruction fetch window: the code region last fetched from, or, for code
+// in memory without a host mapping (user pages: one backend copy per read),
+// a copy of the aligned block around the PC, as the instruction cache holds
+// it (code is not re-read while a wave runs its slice).
 struct FetchWindow {
+  static constexpr uint64_t kBlock = 256;
   uint64_t lo = 0, hi = 0;
   const uint8_t* host = nullptr;
+  uint8_t block[kBlock];
 };
+
+// Fills the window from region `r` (no host mapping) with the block around
+// `pc`; false when the block cannot be read (the caller reads one word).
+bool FillBlock(WaveEnv& env, const Region& r, uint64_t pc, FetchWindow& win) {
+  uint64_t start = pc & ~(FetchWindow::kBlock - 1);
+  if (start < r.lo) start = r.lo;
+  const uint64_t end = r.hi - start < FetchWindow::kBlock ? r.hi : start + FetchWindow::kBlock;
+  if (end < pc + 4 || end <= pc) return false;
+  Fault f = Fault::kNone;
+  uint64_t at = start;
+  if (!env.vm().Read(start, win.block, static_cast<uint32_t>(end - start), &f, &at)) return false;
+  win.lo = start;
+  win.hi = end;
+  win.host = win.block;
+  return true;
+}
 
 bool Step(Wave& w, WaveEnv& env, const GfxTraits& traits, FetchWindow& win) {
   Exec x(w, env, traits);
-  if (w.pc >= win.lo && w.pc + 4 <= win.hi && win.host != nullptr) {
-    const uint8_t* p = win.host + (w.pc - win.lo);
-    std::memcpy(&x.w0, p, 4);
-    if (w.pc + 8 <= win.hi) {
-      std::memcpy(&x.w1, p + 4, 4);
-      x.have_w1 = true;
-    }
-  } else {
+  bool in_window = w.pc >= win.lo && w.pc + 4 <= win.hi && win.host != nullptr;
+  if (!in_window) {
     Fault f = Fault::kNone;
     const Region* r = env.vm().Lookup(w.pc, false, &f);
     if (r == nullptr) return x.MemFault(w.pc, f, false);
@@ -272,10 +287,20 @@ bool Step(Wave& w, WaveEnv& env, const GfxTraits& traits, FetchWindow& win) {
       win.lo = r->lo;
       win.hi = r->hi;
       win.host = r->host;
-      std::memcpy(&x.w0, r->host + (w.pc - r->lo), 4);
+      in_window = true;
+    } else if (r->host == nullptr && FillBlock(env, *r, w.pc, win)) {
+      in_window = true;
     } else {
       uint64_t at = w.pc;
       if (!env.vm().Read(w.pc, &x.w0, 4, &f, &at)) return x.MemFault(at, f, false);
+    }
+  }
+  if (in_window) {
+    const uint8_t* p = win.host + (w.pc - win.lo);
+    std::memcpy(&x.w0, p, 4);
+    if (w.pc + 8 <= win.hi) {
+      std::memcpy(&x.w1, p + 4, 4);
+      x.have_w1 = true;
     }
   }
   const uint32_t w0 = x.w0;

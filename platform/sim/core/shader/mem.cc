@@ -492,6 +492,62 @@ bool FastDataOp(Exec& x, const DataOp& d, uint32_t (*file)[kLanes], unsigned dat
   return true;
 }
 
+// Plain loads and stores whose active lanes are one run of lanes addressing
+// one ascending, gap-free block (lane l at va[first] + (l - first) * bytes),
+// for what FastDataOp does not take: memory without a host mapping (user
+// pages, reached through VmBackend::Copy: one copy per instruction instead
+// of one per lane) and sub-dword accesses (ROCR's misaligned-copy blit).
+// False (nothing done, or a store's prefix written again by the per-lane
+// path) when that does not hold or the block faults: the per-lane path then
+// runs and reports the fault in lane order.
+bool BlockDataOp(Exec& x, const DataOp& d, uint32_t (*file)[kLanes], unsigned data, unsigned vdst,
+                 const uint64_t* va) {
+  if ((d.kind != DataOp::kLoad && d.kind != DataOp::kStore) || d.d16 || d.hi) return false;
+  const uint64_t exec = x.w.exec();
+  if (exec == 0) return false;
+  const unsigned first = static_cast<unsigned>(__builtin_ctzll(exec));
+  const unsigned count = static_cast<unsigned>(__builtin_popcountll(exec));
+  const uint64_t run = count == kLanes ? ~uint64_t{0} : (uint64_t{1} << count) - 1u;
+  if ((exec >> first) != run) return false;
+  const uint64_t step = d.bytes;
+  uint64_t mismatch = 0;
+  for (unsigned l = first + 1; l < first + count; ++l) mismatch |= (va[l] - va[l - 1]) ^ step;
+  const uint32_t size = count * d.bytes;
+  if (mismatch != 0 || va[first] > ~uint64_t{0} - size) return false;
+  const bool write = d.kind == DataOp::kStore;
+  const unsigned reg = write ? data : vdst;
+  if (reg + d.dwords > kVgprs) return false;  // the per-lane path reports it
+  uint8_t block[kLanes * 16];
+  Fault f = Fault::kNone;
+  uint64_t at = 0;
+  if (write) {
+    for (unsigned k = 0; k < count; ++k) {
+      uint8_t* p = block + k * d.bytes;
+      if (d.bytes < 4) {
+        const uint32_t v = file[reg][first + k];
+        for (unsigned b = 0; b < d.bytes; ++b) p[b] = static_cast<uint8_t>(v >> (8 * b));
+      } else {
+        for (unsigned i = 0; i < d.dwords; ++i) std::memcpy(p + 4 * i, &file[reg + i][first + k], 4);
+      }
+    }
+    return x.env.vm().Write(va[first], block, size, &f, &at);
+  }
+  if (!x.env.vm().Read(va[first], block, size, &f, &at)) return false;
+  for (unsigned k = 0; k < count; ++k) {
+    const uint8_t* p = block + k * d.bytes;
+    const unsigned l = first + k;
+    if (d.bytes == 1) {
+      file[reg][l] = d.sign ? static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(p[0]))) : p[0];
+    } else if (d.bytes == 2) {
+      const uint16_t v = static_cast<uint16_t>(p[0] | p[1] << 8);
+      file[reg][l] = d.sign ? static_cast<uint32_t>(static_cast<int32_t>(static_cast<int16_t>(v))) : v;
+    } else {
+      for (unsigned i = 0; i < d.dwords; ++i) std::memcpy(&file[reg + i][l], p + 4 * i, 4);
+    }
+  }
+  return true;
+}
+
 int64_t Sext(uint32_t v, unsigned bits) {
   const uint32_t m = 1u << (bits - 1);
   const uint32_t x = v & ((1u << bits) - 1u);
@@ -619,7 +675,9 @@ bool ExecFlat(Exec& x) {
       aperture |= (hi == shared_hi ? 1u : 0u) | (hi == private_hi ? 1u : 0u);
     }
     // (An inactive lane in an aperture only costs the fast path.)
-    if (aperture == 0 && FastDataOp(x, d, file, data, vdst, va)) return true;
+    if (aperture == 0 && (FastDataOp(x, d, file, data, vdst, va) || BlockDataOp(x, d, file, data, vdst, va))) {
+      return true;
+    }
     return RunDataOp(x, d, file, data, vdst, glc, [&](unsigned l, Target* t) {
       const uint64_t a = (w.v[vaddr][l] | uint64_t{w.v[vaddr + 1][l]} << 32) + offset;
       const uint32_t hi = static_cast<uint32_t>(a >> 32);
@@ -650,7 +708,7 @@ bool ExecFlat(Exec& x) {
       if (!x.S64(saddr, &sbase)) return false;
       for (unsigned l = 0; l < kLanes; ++l) va[l] = sbase + w.v[vaddr][l] + static_cast<uint64_t>(offset);
     }
-    if (FastDataOp(x, d, file, data, vdst, va)) return true;
+    if (FastDataOp(x, d, file, data, vdst, va) || BlockDataOp(x, d, file, data, vdst, va)) return true;
     return RunDataOp(x, d, file, data, vdst, glc, [&](unsigned l, Target* t) {
       t->va = va[l];
       return true;
