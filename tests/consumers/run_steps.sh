@@ -79,11 +79,28 @@ listed() {  # listed "<phase> <step>" [failing]: matches an entry (marked used w
   done
   return $found
 }
+# Each file's lines by "<phase> <step>" (the first line of a key counts).
+declare -A ours_line=() ref_line=()
+ours_keys=() ref_keys=()
+load() {  # load FILE ARRAY KEYS
+  local -n lines=$2 keys=$3
+  local line rest phase step
+  while IFS= read -r line; do
+    rest=${line#step }
+    phase=${rest%% *}
+    rest=${rest#* }
+    step=${rest%% *}
+    [ -n "${lines["$phase $step"]+set}" ] && continue
+    lines["$phase $step"]=$line
+    keys+=("$phase $step")
+  done <"$1"
+}
+load "$result" ours_line ours_keys
+load "$reference" ref_line ref_keys
 status=0
-while read -r _ phase step _ verdict _; do
-  key="$phase $step"
-  line=$(grep -F "step $phase $step :" "$result" | head -n 1)
-  ref=$(grep -F "step $phase $step :" "$reference" | head -n 1)
+for key in "${ours_keys[@]}"; do
+  line=${ours_line[$key]}
+  ref=${ref_line[$key]:-}
   failing=""
   [ "$line" != "$ref" ] && failing=1
   if listed "$key" $failing; then
@@ -94,14 +111,14 @@ while read -r _ phase step _ verdict _; do
     echo "      control: ${ref:-<no such step>}"
     status=1
   fi
-done <"$result"
+done
 # steps the control ran that ours never reached (a crash), unless listed
-while read -r _ phase step _; do
-  grep -qF "step $phase $step :" "$result" && continue
-  listed "$phase $step" missing && continue
-  echo "FAIL: not reached with this library: $phase $step"
+for key in "${ref_keys[@]}"; do
+  [ -n "${ours_line[$key]+set}" ] && continue
+  listed "$key" missing && continue
+  echo "FAIL: not reached with this library: $key"
   status=1
-done <"$reference"
+done
 for i in "${!patterns[@]}"; do
   if [ "${used[$i]}" = 0 ]; then
     echo "FAIL: '$name ${patterns[$i]}' in $(basename "$known") matches no failing step: remove it"
