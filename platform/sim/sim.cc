@@ -16,6 +16,7 @@
 #include "platform/sim/core/iommu_pmu.h"
 #include "platform/sim/core/mem_policy.h"
 #include "platform/sim/core/simulator.h"
+#include "platform/sim/core/util.h"
 
 static_assert(KFDSIM_IOMMU_PMU_TYPE == kfdsim::IommuPmu::kPerfType, "one perf type");
 static_assert(KFDSIM_MPOL_DEFAULT == kfdsim::MemPolicies::kDefault &&
@@ -68,6 +69,18 @@ int kfdsim_owns_fd(kfdsim_t* sim, int fd) { return sim != nullptr && sim->sim.Ow
 int kfdsim_ioctl(kfdsim_t* sim, int fd, unsigned long request, void* arg) {
   return sim == nullptr ? EINVAL : sim->sim.Ioctl(fd, request, arg);
 }
+
+int kfdsim_ioctl_owned(kfdsim_t* sim, int fd, unsigned long request, void* arg, int* owned) {
+  if (owned == nullptr) return EINVAL;
+  *owned = 0;
+  if (sim == nullptr) return EINVAL;
+  bool mine = false;
+  const int r = sim->sim.IoctlIfOwned(fd, request, arg, &mine);
+  *owned = mine ? 1 : 0;
+  return r;
+}
+
+int kfdsim_pid(void) { return kfdsim::SelfPid(); }
 
 int kfdsim_mmap(kfdsim_t* sim, void* addr, size_t length, int prot, int flags, int fd,
                 uint64_t offset, void** out_addr) {

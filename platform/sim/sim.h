@@ -70,6 +70,14 @@ KFDSIM_API int kfdsim_close(kfdsim_t* sim, int fd);
 /* Nonzero when fd (or a dup of it) is a simulated device descriptor. */
 KFDSIM_API int kfdsim_owns_fd(kfdsim_t* sim, int fd);
 KFDSIM_API int kfdsim_ioctl(kfdsim_t* sim, int fd, unsigned long request, void* arg);
+/* kfdsim_ioctl when fd (or a dup of it) is a simulated device descriptor:
+ * *owned = 1 and the ioctl's result. For any other descriptor *owned = 0,
+ * nothing is done and the result is to be ignored. One descriptor lookup
+ * where kfdsim_owns_fd + kfdsim_ioctl make two. */
+KFDSIM_API int kfdsim_ioctl_owned(kfdsim_t* sim, int fd, unsigned long request, void* arg, int* owned);
+/* getpid() of the calling process without a system call: read once, and
+ * again in a child created by fork(). */
+KFDSIM_API int kfdsim_pid(void);
 KFDSIM_API int kfdsim_mmap(kfdsim_t* sim, void* addr, size_t length, int prot, int flags, int fd,
                            uint64_t offset, void** out_addr);
 KFDSIM_API int kfdsim_munmap(kfdsim_t* sim, void* addr, size_t length);

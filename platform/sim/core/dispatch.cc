@@ -240,9 +240,16 @@ std::string DevText(const Simulator& s, const Simulator::IoctlCtx& c) {
 }  // namespace
 
 int Simulator::Ioctl(int fd, unsigned long request, void* arg) {
-  if (auto sec = RouteOf(fd)) return sec->Ioctl(fd, request, arg);
+  bool owned = false;
+  return IoctlIfOwned(fd, request, arg, &owned);
+}
+
+int Simulator::IoctlIfOwned(int fd, unsigned long request, void* arg, bool* owned) {
+  *owned = false;
+  if (auto sec = RouteOf(fd)) return sec->IoctlIfOwned(fd, request, arg, owned);
   IoctlCtx c;
   if (int r = LookupFd(fd, &c)) return r;
+  *owned = true;
   const uint32_t req = static_cast<uint32_t>(request);
   const uint32_t usize = k::IocSize(req);
   const bool trace = tracing();

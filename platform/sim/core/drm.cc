@@ -286,7 +286,7 @@ int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
       result = EINVAL;
     } else {
       cl->auth = 1;
-      cl->pid = static_cast<unsigned long>(getpid());
+      cl->pid = static_cast<unsigned long>(SelfPid());
       cl->uid = static_cast<unsigned long>(getuid());
       cl->magic = 0;
       cl->iocs = 0;

@@ -330,7 +330,7 @@ int Simulator::InjectMemoryException(uint32_t gpu_id, uint64_t va,
     }
     comm[std::strcspn(comm, "\n")] = '\0';
     char fields[64];
-    std::snprintf(fields, sizeof(fields), "%x:%s", static_cast<unsigned>(getpid()), comm);
+    std::snprintf(fields, sizeof(fields), "%x:%s", static_cast<unsigned>(SelfPid()), comm);
     (void)SmiEmit(gpu_id, k::kSmiEventVmFault, fields);
   }
   std::lock_guard<std::mutex> el(ev_mu_);

@@ -209,7 +209,7 @@ bool NeedsRuntime(uint32_t op) {
 int Simulator::IocDbgTrap(IoctlCtx&, void* d) {
   auto* a = static_cast<k::DbgTrapArgs*>(d);
   if (IsSecondary()) return EOPNOTSUPP;  // debug trap: primary process only
-  if (a->pid != static_cast<uint32_t>(getpid())) return ESRCH;
+  if (a->pid != static_cast<uint32_t>(SelfPid())) return ESRCH;
   // The debugger's descriptor is checked before the process lock (the
   // device-file lookup takes the device lock). Any open descriptor will do.
   int dbg_fd_error = 0;

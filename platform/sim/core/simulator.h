@@ -132,6 +132,10 @@ class Simulator {
   bool OwnsFd(int fd);
   // Issues `request` on `fd`; `arg` points at the caller's argument.
   int Ioctl(int fd, unsigned long request, void* arg);
+  // Ioctl with *owned telling whether fd is a simulated device (when not,
+  // nothing was done and the lookup's error is returned): one descriptor
+  // lookup where OwnsFd + Ioctl make two.
+  int IoctlIfOwned(int fd, unsigned long request, void* arg, bool* owned);
   // mmap with host PROT_/MAP_ values on a simulated fd (kfd or render).
   int Mmap(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
            void** out_addr);

@@ -185,7 +185,7 @@ void Simulator::SvmMigrateLocked(SvmRange& r, uint64_t start, uint64_t end, uint
   const uint32_t from = r.actual_loc;
   if (from == to) return;
   const uint64_t first = start / page_size_, pages = (end - start) / page_size_;
-  const int pid = static_cast<int>(getpid());
+  const int pid = SelfPid();
   auto step = [&](uint32_t src, uint32_t dst) {
     const uint32_t node = dst != 0 ? dst : src;  // the GPU whose VRAM is involved
     char buf[160];
@@ -221,7 +221,7 @@ uint32_t Simulator::SvmBestPrefetch(const SvmRange& r) const {
 
 void Simulator::SvmUnmapLocked(uint64_t start, uint64_t end) {
   if (start >= end) return;
-  const int pid = static_cast<int>(getpid());
+  const int pid = SelfPid();
   auto it = svm_.upper_bound(start);
   if (it != svm_.begin() && std::prev(it)->second.end > start) --it;
   std::vector<uint64_t> starts;
@@ -329,7 +329,7 @@ int Simulator::SvmRestoreLocked(int gpu, SvmMap::iterator it, uint64_t va, bool 
     best = (r.actual_loc != 0 && SvmSameHive(gpu_id, r.actual_loc)) ? r.actual_loc : 0;
   }
   if (best < 0) return EFAULT;  // no access: the fault is not recovered
-  const int pid = static_cast<int>(getpid());
+  const int pid = SelfPid();
   const uint64_t page = va / page_size_;
   char buf[128];
   std::snprintf(buf, sizeof(buf), "%llu -%d @%llx(%x) %c",

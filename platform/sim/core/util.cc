@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -10,12 +11,52 @@
 #include <atomic>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
 
 namespace kfdsim {
 namespace {
 
 // -1 unknown, 0 unusable, 1 usable.
 std::atomic<int> g_vm_copy_usable{-1};
+
+// The process id, 0 until first asked for and again in a forked child
+// (cleared by the atfork handler before fork returns there).
+std::atomic<int> g_pid{0};
+
+void ForgetPid() { g_pid.store(0, std::memory_order_relaxed); }
+
+// The calling thread's stack [lo, hi), read once per thread (hi == 0: not
+// known, e.g. pthread_getattr_np failed).
+struct StackBounds {
+  bool read = false;
+  uintptr_t lo = 0, hi = 0;
+};
+thread_local StackBounds t_stack;
+
+// True when [addr, addr + n) lies in the calling thread's stack between the
+// current frame and the stack's top: those pages are mapped and writable
+// (the frames of this call's callers), so a plain copy cannot fault. Code
+// running on another stack (a signal's alternate stack, a coroutine) or an
+// argument anywhere else takes the checked path.
+bool OnCallersStack(uint64_t addr, size_t n) {
+  if (!t_stack.read) {
+    t_stack.read = true;
+    pthread_attr_t attr;
+    if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+      void* base = nullptr;
+      size_t size = 0;
+      if (pthread_attr_getstack(&attr, &base, &size) == 0 && base != nullptr) {
+        t_stack.lo = reinterpret_cast<uintptr_t>(base);
+        t_stack.hi = t_stack.lo + size;
+      }
+      pthread_attr_destroy(&attr);
+    }
+  }
+  volatile char here = 0;
+  const uintptr_t frame = reinterpret_cast<uintptr_t>(&here);
+  if (t_stack.hi == 0 || frame < t_stack.lo || frame >= t_stack.hi) return false;
+  return addr >= frame && addr < t_stack.hi && n <= t_stack.hi - addr;
+}
 
 // Where process_vm_readv/writev are refused (seccomp, qemu-user), copies
 // through a pipe instead: the kernel checks the user range on write(2) from
@@ -59,7 +100,7 @@ bool VmCopyUsable() {
     uint64_t probe_dst = 0;
     struct iovec l = {&probe_dst, sizeof(probe_dst)};
     struct iovec r = {&probe_src, sizeof(probe_src)};
-    const ssize_t got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+    const ssize_t got = process_vm_readv(SelfPid(), &l, 1, &r, 1, 0);
     state = (got == static_cast<ssize_t>(sizeof(probe_dst)) && probe_dst == probe_src) ? 1 : 0;
     g_vm_copy_usable.store(state, std::memory_order_relaxed);
   }
@@ -69,11 +110,17 @@ bool VmCopyUsable() {
 int VmCopy(bool write, void* local, uint64_t remote, size_t n) {
   if (n == 0) return 0;
   if (remote == 0) return EFAULT;
+  if (OnCallersStack(remote, n)) {
+    void* user = reinterpret_cast<void*>(static_cast<uintptr_t>(remote));
+    std::memcpy(write ? user : local, write ? local : user, n);
+    return 0;
+  }
   if (VmCopyUsable()) {
     struct iovec l = {local, n};
     struct iovec r = {reinterpret_cast<void*>(static_cast<uintptr_t>(remote)), n};
-    const ssize_t got = write ? process_vm_writev(getpid(), &l, 1, &r, 1, 0)
-                              : process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+    const int pid = SelfPid();
+    const ssize_t got = write ? process_vm_writev(pid, &l, 1, &r, 1, 0)
+                              : process_vm_readv(pid, &l, 1, &r, 1, 0);
     if (got >= 0 && static_cast<size_t>(got) == n) return 0;
     return EFAULT;
   }
@@ -81,6 +128,16 @@ int VmCopy(bool write, void* local, uint64_t remote, size_t n) {
 }
 
 }  // namespace
+
+int SelfPid() {
+  int pid = g_pid.load(std::memory_order_relaxed);
+  if (pid != 0) return pid;
+  static std::once_flag once;
+  std::call_once(once, [] { (void)pthread_atfork(nullptr, nullptr, ForgetPid); });
+  pid = static_cast<int>(getpid());
+  g_pid.store(pid, std::memory_order_relaxed);
+  return pid;
+}
 
 int UserRead(void* dst, uint64_t user_src, size_t n) { return VmCopy(false, dst, user_src, n); }
 

@@ -2,8 +2,9 @@
 // simulated process's memory with the kernel's EFAULT semantics, errno
 // names and hex formatting for trace lines, clocks.
 //
-// Stateless apart from a once-computed flag saying whether
-// process_vm_readv/writev are usable; safe from any thread.
+// Stateless apart from once-computed facts (whether process_vm_readv/writev
+// are usable, the process id, each thread's stack bounds); safe from any
+// thread.
 #ifndef HKE_PLATFORM_SIM_CORE_UTIL_H_
 #define HKE_PLATFORM_SIM_CORE_UTIL_H_
 
@@ -21,7 +22,11 @@ namespace kfdsim {
 // with the needed access (checked through process_vm_readv/writev on the
 // own process; where those syscalls are refused, as under qemu-user, the
 // copy goes through a pipe, whose write/read the kernel checks the same way).
+// A range on the calling thread's stack above the current frame (an ioctl
+// argument block in a caller's frame) cannot fault and is copied directly.
 int UserRead(void* dst, uint64_t user_src, size_t n);
+// getpid() without a system call: read once, again after a fork.
+int SelfPid();
 int UserWrite(uint64_t user_dst, const void* src, size_t n);
 
 // The kernel's access_ok(): the range lies in the user half of the

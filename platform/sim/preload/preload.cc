@@ -247,7 +247,7 @@ void WriteAll(int fd, const char* data, size_t n) {
 void TraceLine(const char* line, size_t length) {
   State& s = S();
   std::lock_guard<std::mutex> l(s.trace_mu);
-  const pid_t pid = getpid();
+  const pid_t pid = kfdsim_pid();
   if (s.trace_pid != pid) {
     s.trace_pid = pid;
     s.trace_fd = -1;
@@ -312,7 +312,7 @@ void ApplyFaults(kfdsim_t* sim) {
 // Creates the simulator for this process (locked by the caller).
 kfdsim_t* SimLocked() {
   State& s = S();
-  const pid_t pid = getpid();
+  const pid_t pid = kfdsim_pid();
   if (s.sim != nullptr && s.sim_pid != pid) {
     // A forked child: start over as a new process of the same board.
     kfdsim_reset_process(s.sim);
@@ -447,7 +447,7 @@ int RemoveEntry(const char* p, const struct stat*, int, struct FTW*) { return re
 void RemoveRootAtExit() {
   Guard g;
   State& s = S();
-  if (!s.root.empty() && s.root_owner == getpid()) {
+  if (!s.root.empty() && s.root_owner == kfdsim_pid()) {
     nftw(s.root.c_str(), &RemoveEntry, 32, FTW_DEPTH | FTW_PHYS);
   }
 }
@@ -490,7 +490,7 @@ const std::string& RootLocked() {
   kfdsim_drm_sysfs(sim, &MaterialiseDrmEntry, &w);
   if (w.failed) fprintf(stderr, "kfdsim: some board files could not be written under %s\n", name.data());
   s.root = w.root;
-  s.root_owner = getpid();
+  s.root_owner = kfdsim_pid();
   setenv("KFDSIM_ROOT_DIR", s.root.c_str(), 1);
   atexit(&RemoveRootAtExit);
   return s.root;
@@ -510,6 +510,20 @@ const char* Redirect(const char* op, const char* path, std::string* storage) {
   return storage->c_str();
 }
 
+// The simulator, if this process has one and fd may be one of its
+// descriptors (*forked: it was created by a parent process); whether fd is
+// simulated is left to the caller.
+kfdsim_t* SimOfProcess(int fd, bool* forked) {
+  *forked = false;
+  if (!Configured() || fd < 0) return nullptr;
+  Guard g;
+  State& s = S();
+  std::lock_guard<std::mutex> l(s.mu);
+  if (s.sim == nullptr) return nullptr;
+  if (s.sim_pid != kfdsim_pid()) *forked = true;
+  return s.sim;
+}
+
 kfdsim_t* SimForFd(int fd, bool* forked) {
   *forked = false;
   if (!Configured() || fd < 0) return nullptr;
@@ -517,7 +531,7 @@ kfdsim_t* SimForFd(int fd, bool* forked) {
   State& s = S();
   std::lock_guard<std::mutex> l(s.mu);
   if (s.sim == nullptr || !kfdsim_owns_fd(s.sim, fd)) return nullptr;
-  if (s.sim_pid != getpid()) *forked = true;
+  if (s.sim_pid != kfdsim_pid()) *forked = true;
   return s.sim;
 }
 
@@ -763,18 +777,24 @@ KFDSIM_EXPORT int ioctl(int fd, unsigned long request, ...) {
   ResolveReal();
   if (g_guard == 0) {
     bool forked = false;
-    if (kfdsim_t* sim = SimForFd(fd, &forked)) {
-      if (forked) {  // the kernel refuses a KFD descriptor used by another process
-        errno = EBADF;
-        return -1;
-      }
+    if (kfdsim_t* sim = SimOfProcess(fd, &forked)) {
       Guard g;
-      const int r = kfdsim_ioctl(sim, fd, request, arg);
-      if (r != 0) {
-        errno = r;
-        return -1;
+      if (forked) {
+        if (kfdsim_owns_fd(sim, fd)) {  // the kernel refuses a KFD descriptor used by another process
+          errno = EBADF;
+          return -1;
+        }
+      } else {
+        int owned = 0;
+        const int r = kfdsim_ioctl_owned(sim, fd, request, arg, &owned);
+        if (owned) {
+          if (r != 0) {
+            errno = r;
+            return -1;
+          }
+          return 0;
+        }
       }
-      return 0;
     }
   }
   return g_real.ioctl(fd, request, arg);
@@ -788,7 +808,7 @@ static void NotifyUnmapped(const void* addr, size_t length) {
   // any simulator: no lock, no allocation on this path.
   if (g_guard != 0) return;
   kfdsim_t* sim = g_sim_ptr.load(std::memory_order_acquire);
-  if (sim == nullptr || g_sim_pid.load(std::memory_order_acquire) != getpid()) return;
+  if (sim == nullptr || g_sim_pid.load(std::memory_order_acquire) != kfdsim_pid()) return;
   Guard g;
   kfdsim_host_unmapped(sim, addr, length);
 }

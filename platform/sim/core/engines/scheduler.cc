@@ -301,7 +301,7 @@ void Simulator::EngineThread::Stop() {
 }
 
 void Simulator::EngineThread::ForgetIfForked() {
-  if (owner_pid == 0 || owner_pid == static_cast<int>(getpid())) return;
+  if (owner_pid == 0 || owner_pid == SelfPid()) return;
   // The thread (and whoever held mu at fork time) exists only in the parent.
   new (&mu) std::mutex();
   new (&cv) std::condition_variable();
@@ -359,7 +359,7 @@ void Simulator::EngineQueueCreatedLocked() {
     // the next CREATE_QUEUE tries again.
     if (pthread_create(&engine_.thread, nullptr, main, this) == 0) {
       engine_.started = true;
-      engine_.owner_pid = static_cast<int>(getpid());
+      engine_.owner_pid = SelfPid();
     }
   }
   engine_.kick = true;
