@@ -3,11 +3,13 @@
 #include <doctest/doctest.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <string>
 #include <vector>
 
+#include "platform/sim/sim.h"
 #include "tests/sim_core/sim_fixture.h"
 
 namespace {
@@ -131,6 +133,30 @@ TEST_CASE("sim copies back only the caller's size and zero-extends a short argum
 TEST_CASE("sim reports EFAULT for an argument pointer that is not mapped") {
   Sim s(TwoGpuBoard());
   CHECK(s.Io(k::kIocGetVersion, reinterpret_cast<k::GetVersionArgs*>(8)) == EFAULT);
+}
+
+TEST_CASE("sim copies an argument block in and out alike on the caller's stack and on the heap") {
+  Sim s(TwoGpuBoard());
+  k::GetVersionArgs on_stack{};  // copied directly (the caller's frame)
+  auto* on_heap = new k::GetVersionArgs{};  // through the checked copy
+  REQUIRE(s.Io(k::kIocGetVersion, &on_stack) == 0);
+  REQUIRE(s.Io(k::kIocGetVersion, on_heap) == 0);
+  CHECK(on_stack.major_version == 1);
+  CHECK(on_heap->major_version == on_stack.major_version);
+  CHECK(on_heap->minor_version == on_stack.minor_version);
+  delete on_heap;
+}
+
+TEST_CASE("kfdsim_pid is the calling process's id, and the child's in a forked child") {
+  CHECK(kfdsim_pid() == static_cast<int>(getpid()));
+  const pid_t child = fork();
+  REQUIRE(child >= 0);
+  if (child == 0) _exit(kfdsim_pid() == static_cast<int>(getpid()) ? 0 : 1);
+  int status = 0;
+  REQUIRE(waitpid(child, &status, 0) == child);
+  CHECK(WIFEXITED(status));
+  CHECK(WEXITSTATUS(status) == 0);
+  CHECK(kfdsim_pid() == static_cast<int>(getpid()));
 }
 
 TEST_CASE("sim fault injection fails the nth call of a request without running it") {
