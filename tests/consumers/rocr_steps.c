@@ -451,21 +451,45 @@ static void readback_check(const char* base, struct host_bufs* h, struct agent* 
   report(name, ok, "copied bytes differ", ok ? NULL : detail);
 }
 
-static void phase_copy(void) {
+/* The copy phases' buffers: two of `size` bytes in fine-grained system
+ * memory that every GPU may access, and two in each GPU's device memory
+ * (no peer access granted yet). Every pointer not allocated stays NULL. */
+static hsa_status_t alloc_buffers(size_t size, struct host_bufs* h, uint8_t* dev[][2], hsa_agent_t* all) {
   const struct pool* sys = &g_cpu->pools[g_cpu->fine];
-  struct host_bufs h = {NULL, NULL};
-  uint8_t* dev[MAX_AGENTS][2];
-  memset(dev, 0, sizeof(dev));
-  hsa_status_t s = hsa_amd_memory_pool_allocate(sys->handle, COPY_MAX, 0, (void**)&h.src);
-  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_memory_pool_allocate(sys->handle, COPY_MAX, 0, (void**)&h.dst);
-  hsa_agent_t all[MAX_AGENTS];
+  h->src = h->dst = NULL;
+  memset(dev, 0, sizeof(dev[0]) * MAX_AGENTS);
+  hsa_status_t s = hsa_amd_memory_pool_allocate(sys->handle, size, 0, (void**)&h->src);
+  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_memory_pool_allocate(sys->handle, size, 0, (void**)&h->dst);
   for (int g = 0; g < g_ngpus; ++g) all[g] = g_gpus[g]->handle;
-  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h.src);
-  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h.dst);
+  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h->src);
+  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h->dst);
   for (int g = 0; g < g_ngpus && s == HSA_STATUS_SUCCESS; ++g) {
     const struct pool* p = &g_gpus[g]->pools[g_gpus[g]->coarse];
     for (int k = 0; k < 2 && s == HSA_STATUS_SUCCESS; ++k) {
-      s = hsa_amd_memory_pool_allocate(p->handle, COPY_MAX, 0, (void**)&dev[g][k]);
+      s = hsa_amd_memory_pool_allocate(p->handle, size, 0, (void**)&dev[g][k]);
+    }
+  }
+  return s;
+}
+
+static void free_buffers(struct host_bufs* h, uint8_t* dev[][2]) {
+  for (int g = 0; g < g_ngpus; ++g) {
+    for (int k = 0; k < 2; ++k) {
+      if (dev[g][k]) hsa_amd_memory_pool_free(dev[g][k]);
+    }
+  }
+  if (h->src) hsa_amd_memory_pool_free(h->src);
+  if (h->dst) hsa_amd_memory_pool_free(h->dst);
+}
+
+static void phase_copy(void) {
+  struct host_bufs h;
+  uint8_t* dev[MAX_AGENTS][2];
+  hsa_agent_t all[MAX_AGENTS];
+  hsa_status_t s = alloc_buffers(COPY_MAX, &h, dev, all);
+  for (int g = 0; g < g_ngpus && s == HSA_STATUS_SUCCESS; ++g) {
+    const struct pool* p = &g_gpus[g]->pools[g_gpus[g]->coarse];
+    for (int k = 0; k < 2 && s == HSA_STATUS_SUCCESS; ++k) {
       /* every peer may read and write it (peer copies) */
       for (int o = 0; o < g_ngpus && s == HSA_STATUS_SUCCESS; ++o) {
         hsa_amd_memory_pool_access_t acc;
@@ -569,13 +593,7 @@ static void phase_copy(void) {
     free(raw);
   }
 
-  for (int g = 0; g < g_ngpus; ++g) {
-    for (int k = 0; k < 2; ++k) {
-      if (dev[g][k]) hsa_amd_memory_pool_free(dev[g][k]);
-    }
-  }
-  hsa_amd_memory_pool_free(h.src);
-  hsa_amd_memory_pool_free(h.dst);
+  free_buffers(&h, dev);
 }
 
 /* ---- blit phase ---------------------------------------------------------- */
@@ -623,22 +641,10 @@ static void fill_step(const char* base, struct host_bufs* h, struct agent* gpu, 
  * hsa_amd_memory_fill, with HSA_ENABLE_SDMA=0 so that every copy and fill is
  * a kernel dispatch on an AQL queue. */
 static void phase_blit(void) {
-  const struct pool* sys = &g_cpu->pools[g_cpu->fine];
-  struct host_bufs h = {NULL, NULL};
+  struct host_bufs h;
   uint8_t* dev[MAX_AGENTS][2];
-  memset(dev, 0, sizeof(dev));
-  hsa_status_t s = hsa_amd_memory_pool_allocate(sys->handle, BLIT_MAX, 0, (void**)&h.src);
-  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_memory_pool_allocate(sys->handle, BLIT_MAX, 0, (void**)&h.dst);
   hsa_agent_t all[MAX_AGENTS];
-  for (int g = 0; g < g_ngpus; ++g) all[g] = g_gpus[g]->handle;
-  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h.src);
-  if (s == HSA_STATUS_SUCCESS) s = hsa_amd_agents_allow_access((uint32_t)g_ngpus, all, NULL, h.dst);
-  for (int g = 0; g < g_ngpus && s == HSA_STATUS_SUCCESS; ++g) {
-    const struct pool* p = &g_gpus[g]->pools[g_gpus[g]->coarse];
-    for (int k = 0; k < 2 && s == HSA_STATUS_SUCCESS; ++k) {
-      s = hsa_amd_memory_pool_allocate(p->handle, BLIT_MAX, 0, (void**)&dev[g][k]);
-    }
-  }
+  hsa_status_t s = alloc_buffers(BLIT_MAX, &h, dev, all);
   /* The peer copy runs on the source GPU (ROCR's copy agent), whose kernel
    * writes the next GPU's first buffer: that GPU must be granted access. */
   for (int g = 0; g < g_ngpus && g_ngpus > 1 && s == HSA_STATUS_SUCCESS; ++g) {
@@ -687,13 +693,7 @@ static void phase_blit(void) {
    * blit kernel of the first such GPU */
   fill_step("fill/system/4099+7", &h, g_gpus[0], h.dst, h.dst, 8192, 7, 4099, seed);
 
-  for (int g = 0; g < g_ngpus; ++g) {
-    for (int k = 0; k < 2; ++k) {
-      if (dev[g][k]) hsa_amd_memory_pool_free(dev[g][k]);
-    }
-  }
-  hsa_amd_memory_pool_free(h.src);
-  hsa_amd_memory_pool_free(h.dst);
+  free_buffers(&h, dev);
 }
 
 /* ---- queue phase --------------------------------------------------------- */

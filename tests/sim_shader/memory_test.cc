@@ -31,6 +31,23 @@ Launch WithArgs(const Args& a, uint8_t (&buf)[256]) {
   return l;
 }
 
+// Anonymous pages registered and mapped for the rig's GPU (GPU VA = host
+// address); DropUserPages unmaps, deregisters and frees them.
+uint8_t* UserPages(const ShaderRig& rig, size_t bytes) {
+  auto* mem = static_cast<uint8_t*>(mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+  REQUIRE(mem != MAP_FAILED);
+  REQUIRE(hsaKmtRegisterMemory(mem, bytes) == HSAKMT_STATUS_SUCCESS);
+  uint32_t node = rig.node();
+  REQUIRE(hsaKmtMapMemoryToGPUNodes(mem, bytes, nullptr, HsaMemMapFlags{}, 1, &node) == HSAKMT_STATUS_SUCCESS);
+  return mem;
+}
+
+void DropUserPages(uint8_t* mem, size_t bytes) {
+  CHECK(hsaKmtUnmapMemoryToGPU(mem) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtDeregisterMemory(mem) == HSAKMT_STATUS_SUCCESS);
+  munmap(mem, bytes);
+}
+
 }  // namespace
 
 TEST_CASE("SMEM: scalar loads of every width, SGPR and negative offsets, a V# range check and a scalar store on VRAM") {
@@ -71,15 +88,9 @@ TEST_CASE("FLAT on registered user memory: every load and store width, sign/zero
     CAPTURE(board_name);
     ShaderRig rig(br.tree, br.board);
     constexpr size_t kBytes = 64 * 96 + 4096;
-    auto* mem = static_cast<uint8_t*>(
-        mmap(nullptr, 2 * kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-    REQUIRE(mem != MAP_FAILED);
+    uint8_t* mem = UserPages(rig, 2 * kBytes);
     uint8_t* in = mem;
     uint8_t* out = mem + kBytes;
-    REQUIRE(hsaKmtRegisterMemory(mem, 2 * kBytes) == HSAKMT_STATUS_SUCCESS);
-    const uint32_t node = rig.node();
-    REQUIRE(hsaKmtMapMemoryToGPUNodes(mem, 2 * kBytes, nullptr, HsaMemMapFlags{}, 1,
-                                      const_cast<uint32_t*>(&node)) == HSAKMT_STATUS_SUCCESS);
     for (size_t i = 0; i < 64 * 16; ++i) in[i] = static_cast<uint8_t>(i * 37 + 0x81);
     std::memset(out, 0xCC, 64 * 96);
     struct {
@@ -130,9 +141,7 @@ TEST_CASE("FLAT on registered user memory: every load and store width, sign/zero
       }
     }
     CHECK(bad == 0);
-    CHECK(hsaKmtUnmapMemoryToGPU(mem) == HSAKMT_STATUS_SUCCESS);
-    CHECK(hsaKmtDeregisterMemory(mem) == HSAKMT_STATUS_SUCCESS);
-    munmap(mem, 2 * kBytes);
+    DropUserPages(mem, 2 * kBytes);
   }
 }
 
@@ -146,18 +155,8 @@ TEST_CASE("FLAT wave accesses to one gap-free block give per-lane results on GTT
     // checked-copy path) must give the same bytes.
     for (int user = 0; user < 2; ++user) {
       CAPTURE(user);
-      uint8_t* mem = nullptr;
       constexpr size_t kBytes = 8192;
-      if (user) {
-        mem = static_cast<uint8_t*>(mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
-        REQUIRE(mem != MAP_FAILED);
-        REQUIRE(hsaKmtRegisterMemory(mem, kBytes) == HSAKMT_STATUS_SUCCESS);
-        const uint32_t node = rig.node();
-        REQUIRE(hsaKmtMapMemoryToGPUNodes(mem, kBytes, nullptr, HsaMemMapFlags{}, 1,
-                                          const_cast<uint32_t*>(&node)) == HSAKMT_STATUS_SUCCESS);
-      } else {
-        mem = static_cast<uint8_t*>(rig.Gtt(kBytes));
-      }
+      uint8_t* mem = user ? UserPages(rig, kBytes) : static_cast<uint8_t*>(rig.Gtt(kBytes));
       uint8_t* in = mem;
       uint8_t* out = mem + 4096;
       for (size_t i = 0; i < kIn; ++i) in[i] = static_cast<uint8_t>(i * 73 + 0x95);
@@ -203,11 +202,7 @@ TEST_CASE("FLAT wave accesses to one gap-free block give per-lane results on GTT
         }
       }
       CHECK(bad == 0);
-      if (user) {
-        CHECK(hsaKmtUnmapMemoryToGPU(mem) == HSAKMT_STATUS_SUCCESS);
-        CHECK(hsaKmtDeregisterMemory(mem) == HSAKMT_STATUS_SUCCESS);
-        munmap(mem, kBytes);
-      }
+      if (user) DropUserPages(mem, kBytes);
     }
   }
 }
