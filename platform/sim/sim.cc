@@ -82,6 +82,17 @@ int kfdsim_ioctl_owned(kfdsim_t* sim, int fd, unsigned long request, void* arg, 
 
 int kfdsim_pid(void) { return kfdsim::SelfPid(); }
 
+int kfdsim_mmap_owned(kfdsim_t* sim, void* addr, size_t length, int prot, int flags, int fd,
+                      uint64_t offset, void** out_addr, int* owned) {
+  if (owned == nullptr) return EINVAL;
+  *owned = 0;
+  if (sim == nullptr) return EINVAL;
+  bool mine = false;
+  const int r = sim->sim.MmapIfOwned(addr, length, prot, flags, fd, offset, out_addr, &mine);
+  *owned = mine ? 1 : 0;
+  return r;
+}
+
 int kfdsim_mmap(kfdsim_t* sim, void* addr, size_t length, int prot, int flags, int fd,
                 uint64_t offset, void** out_addr) {
   return sim == nullptr ? EINVAL : sim->sim.Mmap(addr, length, prot, flags, fd, offset, out_addr);

@@ -80,6 +80,11 @@ KFDSIM_API int kfdsim_ioctl_owned(kfdsim_t* sim, int fd, unsigned long request, 
 KFDSIM_API int kfdsim_pid(void);
 KFDSIM_API int kfdsim_mmap(kfdsim_t* sim, void* addr, size_t length, int prot, int flags, int fd,
                            uint64_t offset, void** out_addr);
+/* kfdsim_mmap when fd is a simulated device descriptor (*owned = 1); for
+ * any other descriptor *owned = 0 and nothing is done (as
+ * kfdsim_ioctl_owned). */
+KFDSIM_API int kfdsim_mmap_owned(kfdsim_t* sim, void* addr, size_t length, int prot, int flags,
+                                 int fd, uint64_t offset, void** out_addr, int* owned);
 KFDSIM_API int kfdsim_munmap(kfdsim_t* sim, void* addr, size_t length);
 
 /* ---- files served by the board ---- */

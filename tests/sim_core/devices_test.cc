@@ -2,6 +2,7 @@
 // dup, unknown requests, the size rule, version gating, faults, trace.
 #include <doctest/doctest.h>
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -145,6 +146,47 @@ TEST_CASE("sim copies an argument block in and out alike on the caller's stack a
   CHECK(on_heap->major_version == on_stack.major_version);
   CHECK(on_heap->minor_version == on_stack.minor_version);
   delete on_heap;
+}
+
+TEST_CASE("kfdsim_ioctl_owned and kfdsim_mmap_owned serve a simulated descriptor and leave any other alone") {
+  kfdsim_options o{};
+  o.struct_size = sizeof(o);
+  o.board_name = "datacenter-4gpu";
+  kfdsim_t* sim = nullptr;
+  char err[256] = {};
+  REQUIRE(kfdsim_create(&o, &sim, err, sizeof(err)) == 0);
+  int kfd = -1;
+  REQUIRE(kfdsim_open(sim, "/dev/kfd", O_RDWR | O_CLOEXEC, &kfd) == 0);
+  int owned = -1;
+  k::GetVersionArgs v{};
+  CHECK(kfdsim_ioctl_owned(sim, kfd, k::kIocGetVersion, &v, &owned) == 0);
+  CHECK(owned == 1);
+  CHECK(v.major_version == 1);
+  // A simulated descriptor's errors are its own: an unknown request.
+  owned = -1;
+  CHECK(kfdsim_ioctl_owned(sim, kfd, k::IocWithSize(k::kIocGetVersion, 0) ^ 0xFFu, &v, &owned) != 0);
+  CHECK(owned == 1);
+  // A host file: nothing done, the argument untouched.
+  const int host = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  REQUIRE(host >= 0);
+  k::GetVersionArgs untouched{};
+  untouched.major_version = 77;
+  owned = -1;
+  (void)kfdsim_ioctl_owned(sim, host, k::kIocGetVersion, &untouched, &owned);
+  CHECK(owned == 0);
+  CHECK(untouched.major_version == 77);
+  void* out = reinterpret_cast<void*>(0x1);
+  owned = -1;
+  (void)kfdsim_mmap_owned(sim, nullptr, 4096, PROT_READ, MAP_SHARED, host, 0, &out, &owned);
+  CHECK(owned == 0);
+  CHECK(out == reinterpret_cast<void*>(0x1));
+  // The simulated descriptor's mmap is served (a bad offset is its error).
+  owned = -1;
+  CHECK(kfdsim_mmap_owned(sim, nullptr, 4096, PROT_READ, MAP_SHARED, kfd, 0x7FFFF000ull, &out, &owned) != 0);
+  CHECK(owned == 1);
+  close(host);
+  CHECK(kfdsim_close(sim, kfd) == 0);
+  kfdsim_destroy(sim);
 }
 
 TEST_CASE("kfdsim_pid is the calling process's id, and the child's in a forked child") {

@@ -303,9 +303,18 @@ int Simulator::IoctlIfOwned(int fd, unsigned long request, void* arg, bool* owne
 int Simulator::Mmap(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
                     void** out_addr) {
   if (out_addr == nullptr) return EINVAL;
-  if (auto sec = RouteOf(fd)) return sec->Mmap(addr, length, prot, flags, fd, offset, out_addr);
+  bool owned = false;
+  return MmapIfOwned(addr, length, prot, flags, fd, offset, out_addr, &owned);
+}
+
+int Simulator::MmapIfOwned(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
+                           void** out_addr, bool* owned) {
+  *owned = false;
+  if (auto sec = RouteOf(fd)) return sec->MmapIfOwned(addr, length, prot, flags, fd, offset, out_addr, owned);
   IoctlCtx c;
   if (int r = LookupFd(fd, &c)) return r == ENOTTY ? ENODEV : r;
+  *owned = true;
+  if (out_addr == nullptr) return EINVAL;
   void* p = nullptr;
   const int result = c.kind == DevKind::kKfd ? MmapKfd(addr, length, prot, flags, offset, &p)
                                              : MmapRender(c, addr, length, prot, flags, offset, &p);

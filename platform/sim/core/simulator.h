@@ -139,6 +139,10 @@ class Simulator {
   // mmap with host PROT_/MAP_ values on a simulated fd (kfd or render).
   int Mmap(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
            void** out_addr);
+  // Mmap with *owned telling whether fd is a simulated device (as
+  // IoctlIfOwned).
+  int MmapIfOwned(void* addr, size_t length, int prot, int flags, int fd, uint64_t offset,
+                  void** out_addr, bool* owned);
   int Munmap(void* addr, size_t length);
 
   // ---- device identity (drm.cc): what libdrm reads to tell GPUs apart ----

@@ -818,19 +818,25 @@ static void* MmapCommon(void* addr, size_t length, int prot, int flags, int fd, 
   ResolveReal();
   if (g_guard == 0 && (flags & MAP_ANONYMOUS) == 0) {
     bool forked = false;
-    if (kfdsim_t* sim = SimForFd(fd, &forked)) {
-      if (forked) {
-        errno = EBADF;
-        return MAP_FAILED;
-      }
+    if (kfdsim_t* sim = SimOfProcess(fd, &forked)) {
       Guard g;
-      void* out = nullptr;
-      const int r = kfdsim_mmap(sim, addr, length, prot, flags, fd, offset, &out);
-      if (r != 0) {
-        errno = r;
-        return MAP_FAILED;
+      if (forked) {
+        if (kfdsim_owns_fd(sim, fd)) {
+          errno = EBADF;
+          return MAP_FAILED;
+        }
+      } else {
+        void* out = nullptr;
+        int owned = 0;
+        const int r = kfdsim_mmap_owned(sim, addr, length, prot, flags, fd, offset, &out, &owned);
+        if (owned) {
+          if (r != 0) {
+            errno = r;
+            return MAP_FAILED;
+          }
+          return out;
+        }
       }
-      return out;
     }
   }
   void* p = large ? g_real.mmap64(addr, length, prot, flags, fd, static_cast<off64_t>(offset))
