@@ -10,7 +10,8 @@
 //  - system memory (a CPU node, paged memory, or GTTAccess): on an APU
 //    plain anonymous pages; on a dGPU either anonymous pages plus a userptr
 //    BO (paged; the pages bound to a NUMA node, numa.h) or a GTT BO CPU-mapped from the render node (non-paged),
-//    created on the node's GPU or else the first GPU;
+//    created on the node's GPU, else the GPU it is placed near
+//    (AllocArgs::place_near), else the first GPU;
 //  - device memory (a GPU node, NonPaged): a VRAM BO, CPU-mapped from the
 //    render node at its VA (PROT_NONE without HostAccess), NoAddress in
 //    the handle aperture (no CPU view), OnlyAddress as a bare reservation;
@@ -169,7 +170,12 @@ Status MakePlan(Context& ctx, const MemoryState& m, const AllocArgs& a, const Hs
       *out = p;
       return Status::Ok();
     }
-    if (p.gpu == kNoGpu) p.gpu = 0;  // the first GPU holds system-memory BOs
+    if (p.gpu == kNoGpu) {
+      // The GPU the memory belongs to holds its BO (place_near), else the
+      // first GPU.
+      const uint16_t near = a.place_near ? GpuOfNode(m, a.place_node) : kNoGpu;
+      p.gpu = near == kNoGpu ? 0 : near;
+    }
     p.source = svm;
     p.kfd_flags = AttrFlags(f);
     if (!f.ui32.NonPaged) {

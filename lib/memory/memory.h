@@ -333,9 +333,10 @@ struct AllocArgs {
   uint32_t flags;     // HsaMemFlags.Value
   uint64_t address;   // FixedAddress: the requested VA
   Owner owner;        // who the object belongs to (kCaller for the API)
-  // Paged system memory of a dGPU is bound near `place_node` instead of
-  // `node` (numa.h): the queue buffers, allocated on node 0, belong near
-  // their queue's GPU.
+  // System memory that belongs to the GPU node `place_node` (the queue
+  // buffers, allocated on node 0): on a dGPU its BO is created on that GPU
+  // instead of the first one, and paged memory is bound near it instead of
+  // near `node` (numa.h).
   bool place_near;
   uint32_t place_node;
 };

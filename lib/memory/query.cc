@@ -83,7 +83,9 @@ Status QueryPointer(Context& ctx, uint64_t addr, HsaPointerInfo* out) {
   }
   HsaPointerInfo info{};
   info.Type = TypeOf(*o);
-  info.Node = o->node;
+  // An address-only reservation has no memory: upstream reports it on node
+  // 0 whatever node reserved it, and without a CPU address (below).
+  info.Node = o->kind == ObjectKind::kVaOnly ? 0 : o->node;
   info.MemFlags.Value = o->mem_flags;
   info.UserData = reinterpret_cast<void*>(static_cast<uintptr_t>(o->user_data));
   if (o->kind == ObjectKind::kUserptr) {
@@ -94,7 +96,8 @@ Status QueryPointer(Context& ctx, uint64_t addr, HsaPointerInfo* out) {
   } else {
     HsaMemFlags f;
     f.Value = o->mem_flags;
-    const bool cpu_view = o->kind != ObjectKind::kNoAddress && o->va_source != VaSource::kHandleArena &&
+    const bool cpu_view = o->kind != ObjectKind::kNoAddress && o->kind != ObjectKind::kVaOnly &&
+                          o->va_source != VaSource::kHandleArena &&
                           (o->kind != ObjectKind::kDmabufImport || (o->ipc_import && f.ui32.HostAccess));
     info.CPUAddress = cpu_view ? reinterpret_cast<void*>(static_cast<uintptr_t>(o->va)) : nullptr;
     info.GPUAddress = o->va;

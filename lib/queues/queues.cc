@@ -139,15 +139,18 @@ uint32_t CurrentEpoch(Context& ctx) {
 
 // Buffers ------------------------------------------------------------------
 
-// The flags of the queue's buffers (upstream's): host memory (the queue
-// page: paged, uncached; the CWSR area: paged) or the node's VRAM (EOP).
-// A secondary context's host buffers are non-paged (GTT): paged system
-// memory of a dGPU is a userptr BO, which the kernel gives the primary
-// kfd_process only.
-HsaMemFlags BufferFlags(const Context& ctx, bool device_local, bool uncached) {
+// The flags of the queue's buffers (current upstream's): host memory (the
+// queue page: non-paged, uncached, a GTT BO on a dGPU; the CWSR area:
+// paged, a userptr BO) or the node's VRAM (EOP). A secondary context's host
+// buffers are all non-paged (GTT): paged system memory of a dGPU is a
+// userptr BO, which the kernel gives the primary kfd_process only.
+enum class Buffer { kQueuePage, kCwsr, kEop };
+HsaMemFlags BufferFlags(const Context& ctx, Buffer which) {
+  const bool device_local = which == Buffer::kEop;
+  const bool uncached = which == Buffer::kQueuePage;
   HsaMemFlags f{};
   f.ui32.HostAccess = device_local ? 0 : 1;
-  f.ui32.NonPaged = device_local || ctx.secondary() ? 1 : 0;
+  f.ui32.NonPaged = which != Buffer::kCwsr || ctx.secondary() ? 1 : 0;
   f.ui32.CoarseGrain = device_local ? 1 : 0;
   f.ui32.Uncached = uncached ? 1 : 0;
   f.ui32.ExecuteAccess = 1;
@@ -162,8 +165,9 @@ Status AllocMapped(Context& ctx, uint32_t alloc_node, uint32_t map_node, uint64_
   a.size = size;
   a.flags = flags.Value;
   a.owner = memory::Owner::kQueues;  // the caller can neither free nor remap it
-  // Host buffers go to the NUMA node nearest the queue's GPU (upstream's
-  // queue allocations ask for that CPU node).
+  // Host buffers are BOs of the queue's GPU and paged ones go to the NUMA
+  // node nearest it (upstream's queue allocations pass the queue's gpu_id
+  // and ask for that CPU node).
   a.place_near = true;
   a.place_node = map_node;
   uint64_t va = 0;
@@ -406,15 +410,15 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   };
 
   // System memory: the node's own memory on an APU (node 0 on a dGPU box).
-  s = AllocMapped(ctx, 0, args.node, page, BufferFlags(ctx, false, true), &qs.page_va);
+  s = AllocMapped(ctx, 0, args.node, page, BufferFlags(ctx, Buffer::kQueuePage), &qs.page_va);
   if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the queue page failed"));
   const uint32_t eop = EopBufferSize(n.facts.gfx_version, kfd_type);
   if (eop != 0) {
-    s = AllocMapped(ctx, args.node, args.node, eop, BufferFlags(ctx, true, false), &qs.eop_va);
+    s = AllocMapped(ctx, args.node, args.node, eop, BufferFlags(ctx, Buffer::kEop), &qs.eop_va);
     if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the EOP buffer failed"));
   }
   if (want_cwsr) {
-    s = AllocMapped(ctx, 0, args.node, cwsr.total_size, BufferFlags(ctx, false, false), &qs.cwsr_va);
+    s = AllocMapped(ctx, 0, args.node, cwsr.total_size, BufferFlags(ctx, Buffer::kCwsr), &qs.cwsr_va);
     if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "allocating the CWSR area failed"));
     WriteHeaders(qs.cwsr_va, cwsr, qs.num_xcc, args.error_reason, event_id);
     qs.ctl_stack_size = cwsr.ctl_stack_size;

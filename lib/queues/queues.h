@@ -14,12 +14,13 @@
 //    list, so a destroyed handle stays invalid for at least
 //    kMaxQueues - live creations, and for 2^20 reuses of its own slot.
 //  - Per queue the library allocates, through the memory subsystem and
-//    mapped to the queue's node: a "queue page" (one page of host GTT
-//    memory: the write pointer at offset 0, the read pointer at 8 for PM4
+//    mapped to the queue's node: a "queue page" (one page of uncached,
+//    non-paged host memory, a GTT BO of the queue's GPU, as current
+//    upstream: the write pointer at offset 0, the read pointer at 8 for PM4
 //    and SDMA rings, whose pointers the thunk provides, and the CU mask at
 //    kCuMaskOffset); the EOP buffer (VRAM, EopBufferSize); and for compute
-//    queues on gfx8 and later the context save / restore (CWSR) area (host
-//    memory, ComputeCwsr's total, one kfd_context_save_area_header per
+//    queues on gfx8 and later the context save / restore (CWSR) area (paged
+//    host memory, ComputeCwsr's total, one kfd_context_save_area_header per
 //    XCC at the start of each XCC's part, carrying the queue's error event
 //    id and the caller's ErrorReason address). AQL queues use the caller's
 //    read/write pointers (QueueResource->Queue_read_ptr_aql/_write_ptr_aql,

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hsakmt/hsakmt_faults.h"
+#include "lib/kfd/abi.h"
 #include "tests/memory/support.h"
 
 using memtest::Flags;
@@ -196,7 +197,7 @@ TEST_CASE("NoNUMABind, non-paged system memory and VRAM make no policy call") {
   CHECK(hsaKmtFreeMemory(p, kSize) == HSAKMT_STATUS_SUCCESS);
 }
 
-TEST_CASE("a queue's paged host buffers are bound near the queue's GPU, not near node 0") {
+TEST_CASE("a queue's paged host buffer (the CWSR area) is bound near the queue's GPU, not near node 0; its pointer page is GTT and bound nowhere") {
   SimBoard b(nullptr, "datacenter-4gpu");
   OpenAcquire();
   HsaMemFlags gtt = Paged();
@@ -210,10 +211,23 @@ TEST_CASE("a queue's paged host buffers are bound near the queue's GPU, not near
   HsaQueueResource r{};
   REQUIRE(hsaKmtCreateQueue(kGpu4, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                             nullptr, &r) == HSAKMT_STATUS_SUCCESS);
-  // The queue page (read and write pointers) is the SDMA queue's only
-  // host buffer.
+  // The SDMA queue's only host buffer, the pointer page, is non-paged
+  // (current upstream): the kernel places it, no policy.
+  CHECK(kfdsim_mem_policy_count(b.sim()) == 0);
+  CHECK(Policy(b, reinterpret_cast<void*>(r.QueueRptrValue)).mode == KFDSIM_MPOL_DEFAULT);
+  CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
+  // A PM4 compute queue adds the CWSR area: paged, bound near GPU 4.
+  b.ClearTrace();
+  REQUIRE(hsaKmtCreateQueue(kGpu4, HSA_QUEUE_COMPUTE, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &r) == HSAKMT_STATUS_SUCCESS);
+  const auto creates = b.Args("CREATE_QUEUE");
+  REQUIRE(creates.size() == 1);
+  hke::kfd::CreateQueueArgs c{};
+  REQUIRE(creates[0].size() == sizeof(c));
+  std::memcpy(&c, creates[0].data(), sizeof(c));
+  REQUIRE(c.ctx_save_restore_address != 0);
   CHECK(kfdsim_mem_policy_count(b.sim()) == 1);
-  const kfdsim_mem_policy_info i = Policy(b, reinterpret_cast<void*>(r.QueueRptrValue));
+  const kfdsim_mem_policy_info i = Policy(b, reinterpret_cast<void*>(c.ctx_save_restore_address));
   CHECK(i.mode == KFDSIM_MPOL_PREFERRED);
   CHECK(i.node == 1);
   CHECK(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);

@@ -146,10 +146,12 @@ TEST_CASE("each HsaMemFlags combination sends upstream's KFD flags and gets its 
     HsaPointerInfo info;
     REQUIRE(hsaKmtQueryPointerInfo(static_cast<char*>(p) + 4096, &info) == HSAKMT_STATUS_SUCCESS);
     CHECK(info.Type == (c.kfd == 0 ? HSA_POINTER_RESERVED_ADDR : HSA_POINTER_ALLOCATED));
-    CHECK(info.Node == c.node);
+    // An address-only reservation reports node 0 and no CPU address (its
+    // own test case below); everything else the node asked and the pointer.
+    CHECK(info.Node == (c.kfd == 0 ? 0 : c.node));
     CHECK(info.MemFlags.Value == f.Value);
     CHECK(uint64_t{info.GPUAddress} == reinterpret_cast<uintptr_t>(p));
-    CHECK(static_cast<const void*>(info.CPUAddress) == p);
+    CHECK(static_cast<const void*>(info.CPUAddress) == (c.kfd == 0 ? nullptr : p));
     CHECK(uint64_t{info.SizeInBytes} == (f.ui32.AQLQueueMemory ? 2 * size : size));
     CHECK(hsaKmtFreeMemory(p, size) == HSAKMT_STATUS_SUCCESS);
     CHECK(hsaKmtQueryPointerInfo(p, &info) == HSAKMT_STATUS_ERROR);
@@ -181,6 +183,28 @@ TEST_CASE("NoAddress VRAM lives in the handle aperture above 2^47, KFD gets va 0
   CHECK(static_cast<const void*>(info.CPUAddress) == nullptr);
   CHECK(hsaKmtFreeMemory(p, 1 << 20) == HSAKMT_STATUS_SUCCESS);
   CHECK(b.Stats().handle_aperture_free == free_before);
+}
+
+TEST_CASE("QueryPointerInfo of an address-only reservation: RESERVED_ADDR on node 0 with no CPU address, whatever node reserved it, as current upstream") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  Open o(b);
+  for (uint32_t node : {0u, 1u, kGpu}) {
+    CAPTURE(node);
+    HsaMemFlags f = Flags();
+    f.ui32.NonPaged = node == kGpu ? 1 : 0;
+    f.ui32.OnlyAddress = 1;
+    void* p = nullptr;
+    REQUIRE(hsaKmtAllocMemory(node, 1 << 20, f, &p) == HSAKMT_STATUS_SUCCESS);
+    HsaPointerInfo info;
+    REQUIRE(hsaKmtQueryPointerInfo(static_cast<char*>(p) + 4096, &info) == HSAKMT_STATUS_SUCCESS);
+    CHECK(info.Type == HSA_POINTER_RESERVED_ADDR);
+    CHECK(info.Node == 0);
+    CHECK(static_cast<const void*>(info.CPUAddress) == nullptr);
+    CHECK(uint64_t{info.GPUAddress} == reinterpret_cast<uintptr_t>(p));
+    CHECK(uint64_t{info.SizeInBytes} == (1u << 20));
+    CHECK(info.MemFlags.Value == f.Value);
+    CHECK(hsaKmtFreeMemory(p, 1 << 20) == HSAKMT_STATUS_SUCCESS);
+  }
 }
 
 TEST_CASE("MapMemoryToGPU maps VRAM to every GPU; MapMemoryToGPUNodes adds and drops exactly the difference") {

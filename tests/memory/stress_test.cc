@@ -16,7 +16,7 @@ namespace {
 
 struct Live {
   uint64_t size;
-  uint32_t node;
+  uint32_t node;  // the node QueryPointerInfo reports
   bool mappable;
   bool mapped;
 };
@@ -47,6 +47,7 @@ TEST_CASE("random alloc/map/unmap/free steps (100k on 64-bit hosts) keep every i
     if (op < 4 && live.size() < max_live) {
       HsaMemFlags f = Flags();
       uint32_t node = 0;
+      uint32_t reported_node = ~0u;  // QueryPointerInfo's Node: `node` unless set
       bool mappable = true;
       switch (rng() % 5) {
         case 0: f.ui32.HostAccess = 1; break;  // system paged
@@ -60,18 +61,20 @@ TEST_CASE("random alloc/map/unmap/free steps (100k on 64-bit hosts) keep every i
           break;
         default:  // an address-only reservation: nothing to map (upstream)
           node = 2;
+          reported_node = 0;  // a reservation is reported on node 0 (upstream)
           f.ui32.NonPaged = 1;
           f.ui32.OnlyAddress = 1;
           mappable = false;
           break;
       }
+      if (reported_node == ~0u) reported_node = node;
       const uint64_t size = sizes[rng() % 6];
       void* p = nullptr;
       const HSAKMT_STATUS s = hsaKmtAllocMemory(node, size, f, &p);
       INFO("step " << step << " size " << size << " flags " << f.Value << ": " << b.LastDiag());
       REQUIRE(s == HSAKMT_STATUS_SUCCESS);
       REQUIRE(live.count(reinterpret_cast<uintptr_t>(p)) == 0);
-      live[reinterpret_cast<uintptr_t>(p)] = Live{size, node, mappable, false};
+      live[reinterpret_cast<uintptr_t>(p)] = Live{size, reported_node, mappable, false};
       ++allocs;
     } else if (op < 7 && !live.empty()) {
       auto it = live.begin();

@@ -1,15 +1,20 @@
 #!/usr/bin/env bash
-# Oracle comparison: runs the props_dump oracle built against Debian's
-# libhsakmt 5.2.3 and the one built against hsakmt-embedded, both under
-# libkfdsim-preload.so on the same simulated board, and compares their
-# key=value dumps key by key.
+# Oracle comparison: runs the props_dump oracle built against a reference
+# thunk (Debian's libhsakmt 5.2.3, or upstream's current libhsakmt) and the
+# one built against hsakmt-embedded, both under libkfdsim-preload.so on the
+# same simulated board, and compares their key=value dumps key by key.
 #
-#   compare.sh <preload.so> <oracle_debian> <oracle_ours> <tree-dir | board-name>
+#   compare.sh <preload.so> <oracle_reference> <oracle_ours> <tree-dir | board-name>
+#
+# HKE_ORACLE_REFERENCE names the reference: `debian` (default) or
+# `upstream`. It labels the output (`debian=`/`upstream=`, the kept files)
+# and picks the default known-differences file.
 #
 # Before comparing:
-#   - our dump loses the fields only the newer header has (the
-#     `#ifndef HKE_ORACLE_DEBIAN` ones in props_dump.c, listed in
-#     NEWER_NODE_FIELDS / NEWER_LINK_FIELDS below);
+#   - with the Debian reference, our dump loses the fields only the newer
+#     header has (the `#ifndef HKE_ORACLE_DEBIAN` ones in props_dump.c,
+#     listed in NEWER_NODE_FIELDS / NEWER_LINK_FIELDS below); upstream's
+#     header has them all, so against upstream every field is compared;
 #   - in both dumps the VirtualBaseAddress of an MMIO_REMAP bank (HeapType 7)
 #     becomes `<mapped>` when nonzero: it is where this process mapped the
 #     MMIO page, different in every run;
@@ -17,27 +22,33 @@
 # A key whose values differ (or that only one side prints) is a difference.
 # It is tolerated when the whole key matches a regex (POSIX ERE, anchored at
 # both ends) in the known-differences file: one `key-regex<TAB>reason` per
-# line, `#` comments and blank lines ignored. Default file:
-# known_differences.txt beside this script; HKE_ORACLE_KNOWN_DIFFERENCES
-# overrides it. HKE_ORACLE_OUT=<dir> keeps debian.txt, ours.txt and
-# differences.txt there.
+# line, `#` comments and blank lines ignored. Default file beside this
+# script: known_differences.txt (Debian) or known_differences_upstream.txt
+# (upstream); HKE_ORACLE_KNOWN_DIFFERENCES overrides it. HKE_ORACLE_OUT=<dir>
+# keeps <reference>.txt, ours.txt and differences.txt there.
 #
 # Exit status: 0 no unexplained difference, 1 unexplained differences (each
-# printed), 2 usage error, bad known-differences file, or the Debian oracle
-# itself failed (no reference to compare with).
+# printed), 2 usage error, bad known-differences file, or the reference
+# oracle itself failed (nothing to compare with).
 set -euo pipefail
 
 NEWER_NODE_FIELDS='NumNeuralCores|Capability2|OverrideEngineId|Integrated|NumXcc|KFDGpuID|FamilyID'
 NEWER_LINK_FIELDS='RecSdmaEngIdMask'
 
 if [ $# -ne 4 ]; then
-  echo "usage: $0 <preload.so> <oracle_debian> <oracle_ours> <tree-dir | board-name>" >&2
+  echo "usage: $0 <preload.so> <oracle_reference> <oracle_ours> <tree-dir | board-name>" >&2
   exit 2
 fi
-preload=$1 debian=$2 ours=$3 target=$4
+preload=$1 reference=$2 ours=$3 target=$4
 here=$(cd "$(dirname "$0")" && pwd)
-known=${HKE_ORACLE_KNOWN_DIFFERENCES:-$here/known_differences.txt}
-for f in "$preload" "$debian" "$ours" "$known"; do
+ref=${HKE_ORACLE_REFERENCE:-debian}
+case "$ref" in
+  debian) default_known=$here/known_differences.txt ;;
+  upstream) default_known=$here/known_differences_upstream.txt ;;
+  *) echo "compare.sh: HKE_ORACLE_REFERENCE must be debian or upstream, not '$ref'" >&2; exit 2 ;;
+esac
+known=${HKE_ORACLE_KNOWN_DIFFERENCES:-$default_known}
+for f in "$preload" "$reference" "$ours" "$known"; do
   [ -e "$f" ] || { echo "compare.sh: missing $f" >&2; exit 2; }
 done
 
@@ -74,7 +85,7 @@ run_oracle() {  # <program> <output>
   return 0
 }
 
-# normalise <side> <raw> <out>
+# normalise <side> <raw> <out>: side `strip` drops the newer-header fields
 normalise() {
   awk -v side="$1" \
       -v newer_node="^node\\.[0-9]+\\.($NEWER_NODE_FIELDS)=" \
@@ -85,7 +96,7 @@ normalise() {
       }
       next
     }
-    side == "ours" && ($0 ~ newer_node || $0 ~ newer_link) { next }
+    side == "strip" && ($0 ~ newer_node || $0 ~ newer_link) { next }
     {
       eq = index($0, "="); key = substr($0, 1, eq - 1); value = substr($0, eq + 1)
       if ((key in mmio) && value != "0x0") value = "<mapped>"
@@ -93,19 +104,23 @@ normalise() {
     }' "$2" "$2" > "$3"
 }
 
-run_oracle "$debian" "$out/debian"
+run_oracle "$reference" "$out/$ref"
 run_oracle "$ours" "$out/ours"
-normalise debian "$out/debian.raw" "$out/debian.txt"
-normalise ours "$out/ours.raw" "$out/ours.txt"
+normalise keep "$out/$ref.raw" "$out/$ref.txt"
+if [ "$ref" = debian ]; then
+  normalise strip "$out/ours.raw" "$out/ours.txt"
+else
+  normalise keep "$out/ours.raw" "$out/ours.txt"
+fi
 
-if ! grep -qx 'exit=0' "$out/debian.txt"; then
-  echo "compare.sh: the Debian oracle failed on $target; nothing to compare with:" >&2
-  tail -n 20 "$out/debian.txt" "$out/debian.err" >&2
+if ! grep -qx 'exit=0' "$out/$ref.txt"; then
+  echo "compare.sh: the $ref oracle failed on $target; nothing to compare with:" >&2
+  tail -n 20 "$out/$ref.txt" "$out/$ref.err" >&2
   exit 2
 fi
 
-# One line per differing key: key<TAB>debian-value<TAB>ours-value<TAB>reason
-# (reason empty when no known difference covers it), Debian's key order.
+# One line per differing key: key<TAB>reference-value<TAB>ours-value<TAB>reason
+# (reason empty when no known difference covers it), the reference's key order.
 awk -F'\t' -v OFS='\t' '
   FILENAME == ARGV[1] { if ($0 !~ /^[ \t]*(#|$)/) { n++; re[n] = "^(" $1 ")$"; why[n] = $2 } next }
   FILENAME == ARGV[2] { eq = index($0, "="); k = substr($0, 1, eq - 1); deb[k] = substr($0, eq + 1); order[++m] = k; next }
@@ -122,15 +137,16 @@ awk -F'\t' -v OFS='\t' '
       for (j = 1; j <= n; j++) if (k ~ re[j]) { reason = why[j]; break }
       print k, d, o, reason
     }
-  }' "$known" "$out/debian.txt" "$out/ours.txt" > "$out/differences.txt"
+  }' "$known" "$out/$ref.txt" "$out/ours.txt" > "$out/differences.txt"
 
 total=$(wc -l < "$out/differences.txt")
 unexplained=$(awk -F'\t' '$4 == ""' "$out/differences.txt" | wc -l)
 explained=$((total - unexplained))
-awk -F'\t' '$4 == "" { printf "DIFF  %s: debian=%s ours=%s\n", $1, $2, $3 }' "$out/differences.txt" | head -n 200
+awk -F'\t' -v ref="$ref" '$4 == "" { printf "DIFF  %s: %s=%s ours=%s\n", $1, ref, $2, $3 }' \
+  "$out/differences.txt" | head -n 200
 [ "$unexplained" -le 200 ] || echo "DIFF  ... $((unexplained - 200)) more"
 awk -F'\t' '$4 != "" { n[$4]++ } END { for (r in n) printf "known %d key(s): %s\n", n[r], r }' \
   "$out/differences.txt"
-echo "compare.sh: $target: $(wc -l < "$out/debian.txt") Debian keys, $(wc -l < "$out/ours.txt") ours;" \
+echo "compare.sh: $target: $(wc -l < "$out/$ref.txt") $ref keys, $(wc -l < "$out/ours.txt") ours;" \
   "$unexplained unexplained difference(s), $explained known"
 [ "$unexplained" -eq 0 ]

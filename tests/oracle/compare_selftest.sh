@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Self-test of compare.sh, so the comparison is known to work before our
 # topology is implemented and switched on. "Ours" is played by wrappers
-# around the Debian oracle that edit its output in controlled ways:
+# around the Debian oracle that edit its output in controlled ways (and the
+# same with HKE_ORACLE_REFERENCE=upstream, the Debian oracle standing in for
+# upstream's):
 #   identical               -> exit 0, no difference
 #   + newer-header fields   -> exit 0 (those fields are ignored)
 #   + an unknown field      -> exit 1, the field named
@@ -9,6 +11,8 @@
 #   the same, listed in a known-differences file -> exit 0, counted as known
 #   one key missing         -> exit 1, reported as <absent>
 #   a malformed known-differences file -> exit 2
+#   upstream reference: identical -> 0; newer-header fields -> exit 1 (they
+#   are compared), the output says upstream=; an unknown reference -> exit 2
 #
 #   compare_selftest.sh <compare.sh> <preload.so> <oracle_debian> <tree-dir | board-name>
 set -euo pipefail
@@ -35,15 +39,13 @@ make_ours missing '/^node\.0\.NumCaches=/ { next } { print }'
 
 failures=0
 # expect <name> <ours> <expected exit> <grep pattern expected in the output> [known file]
+# (REFERENCE=<name> in the environment sets HKE_ORACLE_REFERENCE)
 expect() {
   local name=$1 ours=$2 want=$3 pattern=$4 known=${5:-}
-  local rc=0
-  if [ -n "$known" ]; then
-    HKE_ORACLE_KNOWN_DIFFERENCES=$known bash "$compare" "$preload" "$debian" "$work/$ours" "$target" \
-      > "$work/$name.out" 2>&1 || rc=$?
-  else
-    bash "$compare" "$preload" "$debian" "$work/$ours" "$target" > "$work/$name.out" 2>&1 || rc=$?
-  fi
+  local rc=0 env=(HKE_ORACLE_REFERENCE="${REFERENCE:-debian}")
+  [ -z "$known" ] || env+=(HKE_ORACLE_KNOWN_DIFFERENCES="$known")
+  env "${env[@]}" bash "$compare" "$preload" "$debian" "$work/$ours" "$target" \
+    > "$work/$name.out" 2>&1 || rc=$?
   if [ "$rc" -ne "$want" ] || ! grep -qE -- "$pattern" "$work/$name.out"; then
     echo "FAIL: $name: exit $rc (want $want), pattern '$pattern'; output:" >&2
     head -n 20 "$work/$name.out" >&2
@@ -65,6 +67,12 @@ expect known-regex-is-anchored changed 1 '^DIFF  node\.1\.DeviceId' "$work/parti
 expect missing-key-reported missing 1 '^DIFF  node\.0\.NumCaches: debian=[0-9]+ ours=<absent>$'
 printf 'no tab on this line\n' > "$work/bad.txt"
 expect malformed-known-file same 2 'expected key-regex<TAB>reason' "$work/bad.txt"
+# With the upstream reference (the Debian oracle stands in for it here) the
+# newer-header fields are compared, not dropped, and the output says upstream.
+REFERENCE=upstream expect upstream-identical same 0 ' 0 unexplained difference\(s\), 0 known$'
+REFERENCE=upstream expect upstream-compares-newer-fields newer 1 '^DIFF  node\.[0-9]+\.NumXcc: upstream=<absent> ours=1$'
+REFERENCE=upstream expect upstream-changed-value changed 1 '^DIFF  node\.1\.DeviceId: upstream=[0-9]+ ours=4660$'
+REFERENCE=nobody expect unknown-reference-refused same 2 'HKE_ORACLE_REFERENCE must be debian or upstream'
 
 if [ "$failures" -ne 0 ]; then
   echo "FAIL: $failures compare.sh self-test case(s) failed" >&2

@@ -5,13 +5,16 @@ values that differ from run to run, and compares two runs of mem_sequences.
     mem_compare.py normalise --trace TRACE [--with-mmap] [--show-trace]
         prints every scenario's normalised ioctl (and mmap) lines.
 
-    mem_compare.py compare --debian-out OUT --debian-trace TRACE
+    mem_compare.py compare [--reference debian|upstream]
+                           --reference-out OUT --reference-trace TRACE
                            --ours-out OUT --ours-trace TRACE
                            --known FILE --target LABEL [--with-mmap] [--keep DIR]
         compares scenario by scenario: the API lines the programs printed and
-        the normalised ioctl lines of the traces. Exit 0: no unexplained
+        the normalised ioctl lines of the traces. The reference is Debian's
+        libhsakmt 5.2.3 (default; --debian-out/--debian-trace are the same
+        options) or upstream's current libhsakmt. Exit 0: no unexplained
         difference; 1: unexplained differences (printed); 2: usage, a
-        malformed known-differences file, or no usable Debian reference.
+        malformed known-differences file, or no usable reference.
 
     mem_compare.py check-layouts --abi lib/kfd/abi.h --drm-abi lib/kfd/drm_abi.h
         checks LAYOUTS below against the static_assert'ed sizes of the
@@ -469,8 +472,12 @@ def drop_known(scenario, stream, lines, known, counts):
     return kept
 
 
+# --reference value -> the name the report uses.
+REFERENCE_NAMES = {"debian": "Debian", "upstream": "upstream"}
+
+
 def diff_lines(a, b):
-    """'-' Debian-only and '+' ours-only lines, in order."""
+    """'-' reference-only and '+' ours-only lines, in order."""
     out = []
     sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
     for tag, i1, i2, j1, j2 in sm.get_opcodes():
@@ -488,22 +495,23 @@ def compare(args):
         print("mem_compare: %s" % e, file=sys.stderr)
         return 2
     try:
-        deb_out = read_output(args.debian_out)
+        deb_out = read_output(args.reference_out)
         our_out = read_output(args.ours_out)
-        deb_tr = split_trace(args.debian_trace, args.with_mmap)
+        deb_tr = split_trace(args.reference_trace, args.with_mmap)
         our_tr = split_trace(args.ours_trace, args.with_mmap)
     except (OSError, ValueError) as e:
         print("mem_compare: %s" % e, file=sys.stderr)
         return 2
+    ref = REFERENCE_NAMES[args.reference]
     if deb_out.get("(exit)") != ["exit=0"]:
-        print("mem_compare: the Debian run failed on %s (%s); no reference" %
-              (args.target, deb_out.get("(exit)")), file=sys.stderr)
+        print("mem_compare: the %s run failed on %s (%s); no reference" %
+              (ref, args.target, deb_out.get("(exit)")), file=sys.stderr)
         return 2
     deb_names = [s for s in deb_out if s != "(exit)"]
     missing_markers = [s for s in deb_names if s not in deb_tr]
     if not deb_names or missing_markers:
-        print("mem_compare: the Debian trace lacks the markers of %s; is KFDSIM_TRACE set and "
-              "the preload loaded?" % (missing_markers or "every scenario"), file=sys.stderr)
+        print("mem_compare: the %s trace lacks the markers of %s; is KFDSIM_TRACE set and "
+              "the preload loaded?" % (ref, missing_markers or "every scenario"), file=sys.stderr)
         return 2
 
     order = list(deb_names) + [s for s in our_out if s not in deb_out and s != "(exit)"]
@@ -513,11 +521,12 @@ def compare(args):
     unexplained = unreferenced = 0
     for sc in order:
         d_api, o_api = deb_out.get(sc, []), our_out.get(sc, [])
-        if isinstance(d_api, str):  # Debian skipped it: nothing to compare with
+        if isinstance(d_api, str):  # the reference skipped it: nothing to compare with
             unreferenced += 1
             ours_lines = o_api if isinstance(o_api, list) else []
-            report.append("unreferenced %s: Debian 5.2.3 has no %s (ours: %d API line(s), %d "
-                          "ioctl line(s))" % (sc, "such entry point or flag" if d_api ==
+            report.append("unreferenced %s: %s has no %s (ours: %d API line(s), %d "
+                          "ioctl line(s))" % (sc, "Debian 5.2.3" if args.reference == "debian"
+                                              else ref, "such entry point or flag" if d_api ==
                                               "not-in-5.2.3" else d_api, len(ours_lines),
                                               len(our_tr.get(sc, []))))
             continue
@@ -533,7 +542,7 @@ def compare(args):
             if not delta:
                 continue
             unexplained += 1
-            report.append("DIFF  %s %s: %d line(s) (- Debian, + ours)" % (sc, stream, len(delta)))
+            report.append("DIFF  %s %s: %d line(s) (- %s, + ours)" % (sc, stream, len(delta), ref))
             shown = delta[:args.max_lines]
             report += ["      " + x for x in shown]
             if len(delta) > len(shown):
@@ -544,13 +553,13 @@ def compare(args):
     for reason, n in counts.items():
         print("known %d line(s): %s" % (n, reason))
     print("mem_compare: %s: %d scenario(s); %d unexplained difference(s) in %d stream(s), "
-          "%d known line(s), %d without a Debian reference" %
+          "%d known line(s), %d without %s reference" %
           (args.target, len(order) - 1, sum(1 for r in records), unexplained,
-           sum(counts.values()), unreferenced))
+           sum(counts.values()), unreferenced, ("an " if ref[0] in "aeiou" else "a ") + ref))
     if args.keep:
         with open(args.keep + "/differences.txt", "w") as f:
             f.write("".join(r + "\n" for r in records))
-        for label, tr in (("debian", deb_tr), ("ours", our_tr)):
+        for label, tr in ((args.reference, deb_tr), ("ours", our_tr)):
             with open("%s/%s.norm" % (args.keep, label), "w") as f:
                 for sc, lines in tr.items():
                     f.write("== %s\n" % sc)
@@ -597,8 +606,10 @@ def main():
     n.add_argument("--trace", required=True)
     n.add_argument("--with-mmap", action="store_true")
     c = sub.add_parser("compare")
-    for a in ("--debian-out", "--debian-trace", "--ours-out", "--ours-trace", "--known",
-              "--target"):
+    c.add_argument("--reference", choices=sorted(REFERENCE_NAMES), default="debian")
+    c.add_argument("--reference-out", "--debian-out", dest="reference_out", required=True)
+    c.add_argument("--reference-trace", "--debian-trace", dest="reference_trace", required=True)
+    for a in ("--ours-out", "--ours-trace", "--known", "--target"):
         c.add_argument(a, required=True)
     c.add_argument("--with-mmap", action="store_true")
     c.add_argument("--keep")

@@ -20,6 +20,7 @@
 #                                        as unreferenced
 #   ours' trace without one scenario's marker -> exit 1
 #   the Debian run failed (exit=1)    -> exit 2
+#   the same with --reference upstream -> the upstream label, the same exits
 #   the argument layouts agree with lib/kfd/abi.h and drm_abi.h (check-layouts)
 #
 #   mem_compare_selftest.sh <mem_compare.sh> <preload.so> <oracle_mem_debian> <repo-root> <board>
@@ -99,7 +100,7 @@ expect() {
   local case=$1 name=$2 want=$3 pattern=$4 known=${5:-$here/mem_known_differences.txt}
   local deb=${6:-$work/base/debian}
   local rc=0
-  "$python" "$py" compare --target selftest --known "$known" \
+  "$python" "$py" compare --target selftest --known "$known" --reference "${REFERENCE:-debian}" \
     --debian-out "$deb.out" --debian-trace "$deb.trace" \
     --ours-out "$work/$name.out" --ours-trace "$work/$name.trace" > "$work/$case.log" 2>&1 || rc=$?
   if [ "$rc" -ne "$want" ] || ! grep -qE -- "$pattern" "$work/$case.log"; then
@@ -174,10 +175,16 @@ expect unreferenced-listed unreferenced 0 '^unreferenced vram-align-64k: .*ours:
 doctor nomarker "s, e = seg('xnack'); del trace[s]"
 expect missing-marker-reported nomarker 1 '^ +\+ <no marker>$'
 
+# The same changed ALLOC with --reference upstream (the Debian run stands in
+# for upstream's): reported with the upstream label.
+REFERENCE=upstream expect upstream-label flags 1 '^DIFF  vram-host ioctl: [0-9]+ line\(s\) \(- upstream, \+ ours\)$'
+
 # The Debian run failed: no reference.
 doctor debfail "out[-1] = 'exit=1'"
 expect debian-failure-refused same 2 'the Debian run failed' "$here/mem_known_differences.txt" \
   "$work/debfail"
+REFERENCE=upstream expect upstream-failure-refused same 2 'the upstream run failed' \
+  "$here/mem_known_differences.txt" "$work/debfail"
 
 rc=0
 "$python" "$py" check-layouts --abi "$repo/lib/kfd/abi.h" --drm-abi "$repo/lib/kfd/drm_abi.h" \

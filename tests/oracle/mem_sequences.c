@@ -6,11 +6,13 @@
  *
  * with only values that are not addresses (sizes, flags, node numbers,
  * relations such as cpu=ptr meaning "CPUAddress equals the pointer the
- * allocation returned"). Built twice from this one source: against Debian's
- * libhsakmt 5.2.3 (HKE_ORACLE_DEBIAN, Debian's /usr/include/hsakmt.h) and
- * against hsakmt-embedded. tests/oracle/mem_compare.sh runs both under
- * libkfdsim-preload.so with KFDSIM_TRACE set and compares, scenario by
- * scenario, the printed lines and the KFD/DRM ioctls of the trace.
+ * allocation returned"). Built from this one source against Debian's
+ * libhsakmt 5.2.3 (HKE_ORACLE_DEBIAN, Debian's /usr/include/hsakmt.h),
+ * against hsakmt-embedded and against upstream's current libhsakmt (its own
+ * header, upstream_build.sh). tests/oracle/mem_compare.sh runs a reference
+ * and ours under libkfdsim-preload.so with KFDSIM_TRACE set and compares,
+ * scenario by scenario, the printed lines and the KFD/DRM ioctls of the
+ * trace.
  *
  * Markers: before each scenario the program calls
  * access("/dev/hke-oracle-mem/<scenario>", F_OK), and right after each API

@@ -2,10 +2,11 @@
  * Oracle harness: prints every field of the system, node, memory, cache and
  * I/O-link properties in a canonical "key=value" form, one per line.
  *
- * Built twice from this one source: against Debian's libhsakmt 5.2.3
- * (HKE_ORACLE_DEBIAN, Debian's /usr/include/hsakmt.h) and against
- * hsakmt-embedded. Fields that only the newer upstream header has are printed
- * by our build alone; tests/oracle/compare.sh knows that list.
+ * Built from this one source against Debian's libhsakmt 5.2.3
+ * (HKE_ORACLE_DEBIAN, Debian's /usr/include/hsakmt.h), against
+ * hsakmt-embedded and against upstream's current libhsakmt (its own header,
+ * upstream_build.sh). Fields that only the newer upstream header has are
+ * printed by the last two alone; tests/oracle/compare.sh knows that list.
  *
  *   props_dump            print everything, exit 0 on success
  * Exit status: 0 ok, 1 an API call failed (its status is printed).

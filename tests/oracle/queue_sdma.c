@@ -1,9 +1,11 @@
 /*
  * Queue oracle: one SDMA copy from system memory to VRAM through the public
- * queue API, built twice from this source (against Debian's libhsakmt 5.2.3
- * with HKE_ORACLE_DEBIAN, and against hsakmt-embedded) and run under
- * libkfdsim-preload.so, whose engine thread executes the packets.
- * tests/oracle/queue_compare.sh runs both and requires the same output.
+ * queue API, built from this source against Debian's libhsakmt 5.2.3 (with
+ * HKE_ORACLE_DEBIAN), against hsakmt-embedded and against upstream's
+ * current libhsakmt (upstream_build.sh; its header takes the non-Debian
+ * branch), and run under libkfdsim-preload.so, whose engine thread executes
+ * the packets. tests/oracle/queue_compare.sh runs a reference and ours and
+ * requires the same output.
  *
  * Steps: open, find the first GPU node; allocate a 64 KiB source in system
  * memory (GTT) filled with a fixed pseudo-random pattern and a 64 KiB

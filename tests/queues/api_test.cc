@@ -149,6 +149,71 @@ TEST_CASE("SDMA queues use the thunk's queue page for their pointers and get nei
   CHECK(QStats().doorbell_mappings == 0);
 }
 
+namespace {
+
+// The ALLOC_MEMORY_OF_GPU of the trace whose VA range holds `va`.
+bool AllocHolding(SimBoard& b, uint64_t va, k::AllocMemoryOfGpuArgs* out) {
+  for (const std::vector<uint8_t>& bytes : b.Args("ALLOC_MEMORY_OF_GPU")) {
+    k::AllocMemoryOfGpuArgs a{};
+    REQUIRE(bytes.size() == sizeof(a));
+    std::memcpy(&a, bytes.data(), sizeof(a));
+    if (va >= a.va_addr && va - a.va_addr < a.size) {
+      *out = a;
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a queue's host buffers belong to the queue's GPU: the pointer page is an uncached GTT BO, the CWSR area a userptr BO, as current upstream") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+  HsaSystemProperties sys{};
+  REQUIRE(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  // The last GPU, so that "the first GPU's BO" cannot pass for the queue's.
+  const uint32_t node = sys.NumNodes - 1;
+  REQUIRE(node != FirstGpuNode());
+  const HsaNodeProperties props = Props(node);
+  REQUIRE(props.NumFComputeCores > 0);
+  void* ring = queuetest::Gtt(node, 4096);
+  b.ClearTrace();
+  HsaQueueResource sdma{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
+                            nullptr, &sdma) == HSAKMT_STATUS_SUCCESS);
+  k::AllocMemoryOfGpuArgs page{};
+  REQUIRE(AllocHolding(b, sdma.QueueWptrValue, &page));
+  CHECK((page.flags & k::kAllocMemDomainMask) == k::kAllocMemGtt);
+  CHECK((page.flags & k::kAllocMemUncached) != 0);
+  CHECK(page.gpu_id == props.KFDGpuID);
+  CHECK(page.size == 4096);
+  CHECK(*sdma.Queue_write_ptr_aql == 0);  // CPU-mapped, zero at creation
+  REQUIRE(hsaKmtDestroyQueue(sdma.QueueId) == HSAKMT_STATUS_SUCCESS);
+
+  void* ring2 = queuetest::Gtt(node, 4096);
+  b.ClearTrace();
+  HsaQueueResource pm4{};
+  REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_COMPUTE, 100, HSA_QUEUE_PRIORITY_NORMAL, ring2, 4096,
+                            nullptr, &pm4) == HSAKMT_STATUS_SUCCESS);
+  const auto creates = b.Args("CREATE_QUEUE");
+  REQUIRE(creates.size() == 1);
+  k::CreateQueueArgs c{};
+  REQUIRE(creates[0].size() == sizeof(c));
+  std::memcpy(&c, creates[0].data(), sizeof(c));
+  REQUIRE(c.ctx_save_restore_address != 0);
+  k::AllocMemoryOfGpuArgs cwsr{};
+  REQUIRE(AllocHolding(b, c.ctx_save_restore_address, &cwsr));
+  CHECK((cwsr.flags & k::kAllocMemDomainMask) == k::kAllocMemUserptr);
+  CHECK(cwsr.gpu_id == props.KFDGpuID);
+  k::AllocMemoryOfGpuArgs page2{};
+  REQUIRE(AllocHolding(b, c.write_pointer_address, &page2));
+  CHECK((page2.flags & k::kAllocMemDomainMask) == k::kAllocMemGtt);
+  CHECK(page2.gpu_id == props.KFDGpuID);
+  REQUIRE(hsaKmtDestroyQueue(pm4.QueueId) == HSAKMT_STATUS_SUCCESS);
+  REQUIRE(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+}
+
 TEST_CASE("bad rings, priorities, percentages, types and engine ids are refused before any ioctl, with a message") {
   SimBoard b(nullptr, "datacenter-4gpu");
   REQUIRE(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);

@@ -27,6 +27,11 @@ set(HKE_PRELOAD_TREES
   ${HKE_TOPOLOGY_FIXTURES}/mixed-gfx906-gfx1102-gfx1032)
 set(HKE_PRELOAD_TARGETS ${HKE_PRELOAD_BOARDS} ${HKE_PRELOAD_TREES})
 
+# Where tests/consumers' build (the test consumers_build) writes. Its
+# upstream-hsakmt/ folder holds upstream's current libhsakmt as a shared
+# library, the second reference of tests/oracle.
+set(HKE_CONSUMERS_OUT ${PROJECT_BINARY_DIR}/tests/consumers/build)
+
 # Debian's thunk (libhsakmt-dev, which brings libhsakmt1): header and library.
 function(hke_find_debian_hsakmt)
   find_path(HKE_DEBIAN_HSAKMT_INCLUDE_DIR hsakmt.h PATHS /usr/include NO_DEFAULT_PATH)
