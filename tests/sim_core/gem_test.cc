@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "platform/sim/core/gem_abi.h"
+#include "platform/sim/core/util.h"
 #include "tests/sim_core/sim_fixture.h"
 
 namespace {
@@ -406,9 +407,26 @@ TEST_CASE("sim GEM_USERPTR checks alignment, flags and the pages; userptr BOs ne
   u.addr += 16;
   CHECK(s.sim->Ioctl(s.render[kMinorA], gem::kIocGemUserptr, &u) == EINVAL);
   munmap(host, 8192);
-  u.addr -= 16;
+  // Pages that are not mapped: EFAULT. The freed addresses may be mapped
+  // again by another thread (a sanitizer's runtime, say) before or during
+  // the call, so only a call that the hole outlived counts; a new hole is
+  // made otherwise.
   u.flags = gem::kUserptrReadonly | gem::kUserptrValidate;
-  CHECK(s.sim->Ioctl(s.render[kMinorA], gem::kIocGemUserptr, &u) == EFAULT);
+  void* hole = host;
+  int counted = 0;
+  for (int attempt = 0; attempt < 16 && counted == 0; ++attempt) {
+    u.addr = reinterpret_cast<uintptr_t>(hole);
+    const int r = s.sim->Ioctl(s.render[kMinorA], gem::kIocGemUserptr, &u);
+    if (!kfdsim::HostRangeMapped(u.addr, u.size)) {
+      CHECK(r == EFAULT);
+      ++counted;
+      break;
+    }
+    hole = mmap(nullptr, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    REQUIRE(hole != MAP_FAILED);
+    REQUIRE(munmap(hole, 8192) == 0);
+  }
+  CHECK(counted == 1);
   CHECK(VramUsed(s) == 0);
 }
 

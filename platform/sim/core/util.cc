@@ -152,32 +152,79 @@ bool UserRangeOk(uint64_t addr, uint64_t size) {
   return addr <= kUserTop && size <= kUserTop - addr;
 }
 
+namespace {
+
+// Calls visit(lo, hi) for each mapping of /proc/self/maps, in address
+// order, until it returns false. Reads with open/read into a stack buffer
+// and allocates nothing, so the walk cannot itself create a mapping (an
+// allocator that maps memory could otherwise fill the very hole a caller
+// asks about). False when the file cannot be read.
+template <typename Visit>
+bool WalkHostMappings(Visit&& visit) {
+  const int fd = ::open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[4096];
+  size_t have = 0;      // bytes in buf
+  bool skipping = false;  // inside the rest of an over-long line
+  bool more = true;
+  for (;;) {
+    ssize_t n = 0;
+    if (more) {
+      n = ::read(fd, buf + have, sizeof(buf) - have);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) more = false;
+    }
+    have += n > 0 ? static_cast<size_t>(n) : 0;
+    size_t pos = 0;
+    bool stop = false;
+    while (!stop) {
+      const char* nl = static_cast<const char*>(std::memchr(buf + pos, '\n', have - pos));
+      if (nl == nullptr) break;
+      const size_t end = static_cast<size_t>(nl - buf);
+      if (!skipping) {
+        unsigned long long lo = 0, hi = 0;
+        buf[end] = '\0';
+        if (std::sscanf(buf + pos, "%llx-%llx", &lo, &hi) == 2 && lo < hi) stop = !visit(lo, hi);
+      }
+      skipping = false;
+      pos = end + 1;
+    }
+    if (stop) break;
+    if (pos == 0 && have == sizeof(buf)) {  // a line longer than the buffer
+      unsigned long long lo = 0, hi = 0;
+      buf[have - 1] = '\0';
+      if (!skipping && std::sscanf(buf, "%llx-%llx", &lo, &hi) == 2 && lo < hi && !visit(lo, hi)) break;
+      skipping = true;
+      have = 0;
+      continue;
+    }
+    std::memmove(buf, buf + pos, have - pos);
+    have -= pos;
+    if (!more) break;
+  }
+  ::close(fd);
+  return true;
+}
+
+}  // namespace
+
 bool ReadHostMappings(std::vector<std::pair<uint64_t, uint64_t>>* out) {
   out->clear();
-  FILE* f = std::fopen("/proc/self/maps", "re");
-  if (f == nullptr) return false;
-  char line[512];
-  while (std::fgets(line, sizeof(line), f) != nullptr) {
-    unsigned long long lo = 0, hi = 0;
-    if (std::sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo < hi) out->emplace_back(lo, hi);
-    // A line longer than the buffer: skip its rest.
-    while (std::strchr(line, '\n') == nullptr && std::fgets(line, sizeof(line), f) != nullptr) {
-    }
-  }
-  std::fclose(f);
-  return true;
+  return WalkHostMappings([out](uint64_t lo, uint64_t hi) {
+    out->emplace_back(lo, hi);
+    return true;
+  });
 }
 
 bool HostRangeMapped(uint64_t start, uint64_t size) {
   const uint64_t end = start + size;
   if (end < start) return false;
-  std::vector<std::pair<uint64_t, uint64_t>> maps;
-  if (!ReadHostMappings(&maps)) return true;  // cannot tell: do not refuse
   uint64_t covered = start;  // [start, covered) is known mapped
-  for (const auto& [lo, hi] : maps) {
-    if (covered >= end) break;
+  const bool read = WalkHostMappings([&covered, end](uint64_t lo, uint64_t hi) {
     if (lo <= covered && covered < hi) covered = hi;  // sorted by address
-  }
+    return covered < end && lo <= covered;
+  });
+  if (!read) return true;  // cannot tell: do not refuse
   return covered >= end;
 }
 
