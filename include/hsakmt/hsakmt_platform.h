@@ -40,6 +40,9 @@ extern "C" {
  * that older ports cannot be read as. */
 #define HKE_PLATFORM_ABI_VERSION 1u
 
+/* Bytes of storage the library gives each platform mutex (mutex_init). */
+#define HKE_PLATFORM_MUTEX_BYTES 64u
+
 /* Open flags (portable). */
 #define HKE_OPEN_READ 0x1u      /* read-only */
 #define HKE_OPEN_RDWR 0x2u      /* read-write */
@@ -187,6 +190,24 @@ typedef struct hke_platform_ops {
    * dGPU with it (lib/README.md, "NUMA placement"). May be NULL: no
    * placement, pages come from wherever the OS puts them. */
   int (*mem_policy)(void* self, void* addr, size_t length, uint32_t mode, uint32_t node);
+
+  /* Mutexes (optional: all four or none). The library keeps each of a
+   * context's locks in HKE_PLATFORM_MUTEX_BYTES bytes of its own storage,
+   * aligned to 8 bytes and zeroed before mutex_init; a port whose mutex is
+   * larger keeps a handle to its own object there. mutex_init prepares the
+   * storage (0, or an errno: that lock then spins), mutex_lock blocks until
+   * the calling thread owns the mutex, mutex_unlock releases it (always
+   * from the thread that locked it; never recursive), mutex_destroy ends
+   * it when the context is deinitialised. The storage never moves between
+   * init and destroy. A waiter should sleep, not spin: the library holds
+   * some locks across kernel calls and the diagnostics callback. A
+   * real-time port passes its RTOS mutex (with priority inheritance where
+   * the RTOS has it); the Linux backend uses a futex. NULL: the library's
+   * locks spin. */
+  int (*mutex_init)(void* self, void* mutex);
+  void (*mutex_lock)(void* self, void* mutex);
+  void (*mutex_unlock)(void* self, void* mutex);
+  void (*mutex_destroy)(void* self, void* mutex);
 } hke_platform_ops;
 
 /* A platform instance: an operations table plus its state. Neither pointer

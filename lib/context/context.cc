@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstring>
+#include <initializer_list>
 #include <new>
 
 #include "lib/core/config.h"
@@ -19,6 +20,18 @@ Context::Context(const hke_config& config, const Platform& platform)
   config_.gfx_overrides = nullptr;  // the caller's array need not outlive init
   config_.gfx_override_count = 0;
   memory_.Construct();
+  for (Mutex* m : {&lock_, &topology_lock_, &memory_lock_, &events_setup_lock_, &events_lock_,
+                   &queues_lock_, &debug_lock_, &profile_lock_, &pmc_lock_}) {
+    m->Init(platform.raw());
+  }
+}
+
+void Context::Invalidate() {
+  magic_ = 0;
+  for (Mutex* m : {&lock_, &topology_lock_, &memory_lock_, &events_setup_lock_, &events_lock_,
+                   &queues_lock_, &debug_lock_, &profile_lock_, &pmc_lock_}) {
+    m->Destroy();
+  }
 }
 
 ExclusiveGate::ExclusiveGate(Context& ctx) : ctx_(ctx) {

@@ -13,9 +13,11 @@
 // Threading: open and close hold open_gate() exclusively and every other
 // public call holds it shared (lib/context/open_gate.h), so the device
 // fields Open writes and the state a close tears down never change under a
-// call. Inside that, device bookkeeping is serialised by lock(); the
-// topology state by topology_lock(), which may be held while taking lock()
-// (never the other way round). Different contexts are independent.
+// call. Inside that, each subsystem's state is serialised by its own lock
+// (a platform mutex, or a spin lock when the platform has none:
+// lib/core/lock.h); one thread takes them only in rank order, the order
+// lib/README.md ("Locks") gives and debug builds check. Different contexts
+// are independent.
 #ifndef HKE_LIB_CONTEXT_CONTEXT_H_
 #define HKE_LIB_CONTEXT_CONTEXT_H_
 
@@ -26,6 +28,7 @@
 #include "lib/context/open_gate.h"
 #include "lib/core/config.h"
 #include "lib/core/diag.h"
+#include "lib/core/lock.h"
 #include "lib/core/platform.h"
 #include "lib/core/status.h"
 #include "lib/debug/debug.h"
@@ -40,32 +43,6 @@
 #include "lib/topology/snapshot.h"
 
 namespace hke {
-
-// A minimal lock for short critical sections (open/close bookkeeping). The
-// platform offers no mutex yet; waits here are bounded by the few
-// instructions other holders spend inside.
-class SpinLock {
- public:
-  void lock() {
-    while (flag_.test_and_set(std::memory_order_acquire)) {
-    }
-  }
-  void unlock() { flag_.clear(std::memory_order_release); }
-
- private:
-  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
-};
-
-class LockGuard {
- public:
-  explicit LockGuard(SpinLock& l) : l_(l) { l_.lock(); }
-  ~LockGuard() { l_.unlock(); }
-  LockGuard(const LockGuard&) = delete;
-  LockGuard& operator=(const LockGuard&) = delete;
-
- private:
-  SpinLock& l_;
-};
 
 // A GPU render node the context opened (/dev/dri/renderD<minor>). The
 // descriptor stays open while the device is open: the KFD ties a process's
@@ -167,7 +144,9 @@ class Context {
   Context(const hke_config& config, const Platform& platform);
 
   bool valid() const { return magic_ == kMagic; }
-  void Invalidate() { magic_ = 0; }
+  // Marks the context dead and ends its locks' platform mutexes
+  // (hke_context_deinit, under the exclusive gate, after the teardown).
+  void Invalidate();
 
   const Platform& platform() const { return platform_; }
   const Diag& diag() const { return diag_; }
@@ -197,7 +176,7 @@ class Context {
   // outermost lock, taken only by the API layer.
   OpenGate& open_gate() { return open_gate_; }
 
-  SpinLock& lock() { return lock_; }
+  Mutex& lock() { return lock_; }
   DeviceState& device() { return device_; }
   const DeviceState& device() const { return device_; }
   // Counts first opens; state derived while the device was open carries
@@ -207,35 +186,30 @@ class Context {
   uint32_t open_epoch() const { return open_epoch_.load(std::memory_order_acquire); }
   void advance_open_epoch() { open_epoch_.fetch_add(1, std::memory_order_acq_rel); }
 
-  SpinLock& topology_lock() { return topology_lock_; }
+  Mutex& topology_lock() { return topology_lock_; }
   TopologyState& topology() { return topology_; }
 
-  // The memory subsystem (lib/memory/memory.h); lock order: topology_lock
-  // -> memory_lock -> lock.
-  SpinLock& memory_lock() { return memory_lock_; }
+  // The memory subsystem (lib/memory/memory.h).
+  Mutex& memory_lock() { return memory_lock_; }
   memory::MemoryState& memory() { return memory_; }
 
-  // The events subsystem (lib/events/events.h); lock order:
-  // events_setup_lock -> topology_lock -> memory_lock -> events_lock -> lock.
-  SpinLock& events_setup_lock() { return events_setup_lock_; }
-  SpinLock& events_lock() { return events_lock_; }
+  // The events subsystem (lib/events/events.h).
+  Mutex& events_setup_lock() { return events_setup_lock_; }
+  Mutex& events_lock() { return events_lock_; }
   events::EventsState& events() { return events_; }
 
-  // The queues subsystem (lib/queues/queues.h); lock order: queues_lock ->
-  // topology_lock -> memory_lock -> events_lock -> lock.
-  SpinLock& queues_lock() { return queues_lock_; }
+  // The queues subsystem (lib/queues/queues.h).
+  Mutex& queues_lock() { return queues_lock_; }
   queues::QueuesState& queues() { return queues_; }
 
-  // The debugger state (lib/debug/debug.h); debug_lock is a leaf lock.
-  SpinLock& debug_lock() { return debug_lock_; }
+  // The debugger state (lib/debug/debug.h).
+  Mutex& debug_lock() { return debug_lock_; }
   debug::DebugState& debug() { return debug_; }
-  // SPM and PC-sampling bookkeeping (lib/profile/profile.h); profile_lock
-  // is a leaf lock.
-  SpinLock& profile_lock() { return profile_lock_; }
+  // SPM and PC-sampling bookkeeping (lib/profile/profile.h).
+  Mutex& profile_lock() { return profile_lock_; }
   profile::ProfileState& profile() { return profile_; }
-  // Performance counters and traces (lib/pmc/pmc.h); pmc_lock is a leaf
-  // lock.
-  SpinLock& pmc_lock() { return pmc_lock_; }
+  // Performance counters and traces (lib/pmc/pmc.h).
+  Mutex& pmc_lock() { return pmc_lock_; }
   pmc::PmcState& pmc() { return pmc_; }
 
  private:
@@ -245,33 +219,33 @@ class Context {
   Platform platform_;
   Diag diag_;
   OpenGate open_gate_;
-  SpinLock lock_;
+  Mutex lock_{LockRank::kDevice};
   DeviceState device_;
   std::atomic<uint32_t> open_epoch_{0};
-  SpinLock topology_lock_;
+  Mutex topology_lock_{LockRank::kTopology};
   TopologyState topology_;
   topology::GfxOverrideTable gfx_overrides_;
-  SpinLock memory_lock_;
+  Mutex memory_lock_{LockRank::kMemory};
   // Not value-initialised: the object table and the range nodes are tens
   // of megabytes in the default configuration and are touched lazily;
   // the constructor sets only the small members (MemoryState::Construct).
   memory::MemoryState memory_;
-  SpinLock events_setup_lock_;
-  SpinLock events_lock_;
+  Mutex events_setup_lock_{LockRank::kEventsSetup};
+  Mutex events_lock_{LockRank::kEvents};
   // Only the small members are initialised (their initialisers); the
   // table, the HsaEvent views and the wait pool are touched lazily.
   events::EventsState events_;
-  SpinLock queues_lock_;
+  Mutex queues_lock_{LockRank::kQueues};
   // Only the small members and the doorbell table are initialised; the
   // descriptor slots are touched lazily.
   queues::QueuesState queues_;
-  SpinLock debug_lock_;
+  Mutex debug_lock_{LockRank::kLeaf};
   // Only the small members are initialised; the snapshot blocks are
   // touched by the snapshot calls.
   debug::DebugState debug_;
-  SpinLock profile_lock_;
+  Mutex profile_lock_{LockRank::kLeaf};
   profile::ProfileState profile_;
-  SpinLock pmc_lock_;
+  Mutex pmc_lock_{LockRank::kLeaf};
   // Only the small members are initialised; the blobs are touched when
   // built.
   pmc::PmcState pmc_;

@@ -303,7 +303,7 @@ Status Destroy(Context& ctx, const HsaEvent* event) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   const uint32_t epoch = device::OpenEpoch(ctx);
   EventsState& st = ctx.events();
-  SpinLock& lock = ctx.events_lock();
+  Mutex& lock = ctx.events_lock();
   uint32_t slot = kNil;
   uint32_t generation = 0;
   uint32_t id = 0;

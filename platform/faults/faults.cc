@@ -380,6 +380,8 @@ int MemPolicy(void* self, void* addr, size_t length, uint32_t mode, uint32_t nod
   return s->inner_ops->mem_policy(s->inner_self, addr, length, mode, node);
 }
 
+using Mutexes = hke::platform::ForwardMutexOps<FaultsState, StateOf>;
+
 }  // namespace
 
 extern "C" uint32_t hke_faults_parse(const char* spec, size_t len, hke_faults_rule* out_rules,
@@ -490,6 +492,7 @@ extern "C" int hke_faults_init(hke_faults* faults, hke_platform inner) {
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
       PerfOpen, PerfEnable, PerfRead, MemPolicy,
+      Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

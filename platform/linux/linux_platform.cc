@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <linux/futex.h>
 #include <linux/mempolicy.h>
 #include <linux/perf_event.h>
 #include <sys/stat.h>
@@ -25,6 +26,7 @@
 #include <atomic>
 #include <climits>
 #include <cstring>
+#include <new>
 
 #include "lib/core/errno.h"
 
@@ -472,6 +474,49 @@ int MemPolicy(void*, void* addr, size_t length, uint32_t mode, uint32_t node) {
   return r != 0 ? LastError() : 0;
 }
 
+// A futex mutex (three states: 0 free, 1 held, 2 held with possible
+// sleepers). Every state change is an atomic operation on the word, so the
+// futex calls only sleep and wake; a waiter spins briefly (a holder of a
+// short section is out soon), then sleeps in FUTEX_WAIT until an unlock
+// that saw state 2 wakes one sleeper. Private futexes: the storage is in
+// this process's memory.
+static_assert(sizeof(std::atomic<uint32_t>) <= HKE_PLATFORM_MUTEX_BYTES,
+              "the futex word fits the library's mutex storage");
+
+std::atomic<uint32_t>* FutexWord(void* mutex) { return static_cast<std::atomic<uint32_t>*>(mutex); }
+
+int MutexInit(void*, void* mutex) {
+  new (mutex) std::atomic<uint32_t>(0);
+  return 0;
+}
+
+void MutexLock(void*, void* mutex) {
+  std::atomic<uint32_t>* w = FutexWord(mutex);
+  constexpr int kSpins = 100;
+  for (int i = 0; i < kSpins; ++i) {
+    uint32_t expected = 0;
+    if (w->compare_exchange_weak(expected, 1, std::memory_order_acquire,
+                                 std::memory_order_relaxed)) {
+      return;
+    }
+  }
+  // Mark the word contended; whoever held it wakes a sleeper on unlock.
+  while (w->exchange(2, std::memory_order_acquire) != 0) {
+    ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(w), FUTEX_WAIT_PRIVATE, 2u,
+              static_cast<void*>(nullptr), static_cast<void*>(nullptr), 0u);
+  }
+}
+
+void MutexUnlock(void*, void* mutex) {
+  std::atomic<uint32_t>* w = FutexWord(mutex);
+  if (w->exchange(0, std::memory_order_release) == 2) {
+    ::syscall(SYS_futex, reinterpret_cast<uint32_t*>(w), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr,
+              0);
+  }
+}
+
+void MutexDestroy(void*, void*) {}
+
 const hke_platform_ops kLinuxOps = {
     sizeof(hke_platform_ops),
     HKE_PLATFORM_ABI_VERSION,
@@ -500,6 +545,10 @@ const hke_platform_ops kLinuxOps = {
     PerfEnable,
     PerfRead,
     MemPolicy,
+    MutexInit,
+    MutexLock,
+    MutexUnlock,
+    MutexDestroy,
 };
 
 }  // namespace

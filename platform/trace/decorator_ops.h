@@ -46,6 +46,10 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   HKE_COPY_OP_(perf_enable)
   HKE_COPY_OP_(perf_read)
   HKE_COPY_OP_(mem_policy)
+  HKE_COPY_OP_(mutex_init)
+  HKE_COPY_OP_(mutex_lock)
+  HKE_COPY_OP_(mutex_unlock)
+  HKE_COPY_OP_(mutex_destroy)
 #undef HKE_COPY_OP_
   if (ops.open == nullptr || ops.close == nullptr || ops.ioctl == nullptr ||
       ops.read_file == nullptr) {
@@ -58,6 +62,14 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
     ops.perf_open = nullptr;
     ops.perf_enable = nullptr;
     ops.perf_read = nullptr;
+  }
+  // mutexes come as all four operations or none.
+  if (ops.mutex_init == nullptr || ops.mutex_lock == nullptr || ops.mutex_unlock == nullptr ||
+      ops.mutex_destroy == nullptr) {
+    ops.mutex_init = nullptr;
+    ops.mutex_lock = nullptr;
+    ops.mutex_unlock = nullptr;
+    ops.mutex_destroy = nullptr;
   }
   ops.struct_size = sizeof(hke_platform_ops);
   ops.abi_version = HKE_PLATFORM_ABI_VERSION;
@@ -90,9 +102,38 @@ inline hke_platform_ops DecoratedOps(const hke_platform_ops& own, const hke_plat
   HKE_MASK_OP_(perf_enable)
   HKE_MASK_OP_(perf_read)
   HKE_MASK_OP_(mem_policy)
+  HKE_MASK_OP_(mutex_init)
+  HKE_MASK_OP_(mutex_lock)
+  HKE_MASK_OP_(mutex_unlock)
+  HKE_MASK_OP_(mutex_destroy)
 #undef HKE_MASK_OP_
   return ops;
 }
+
+// The mutex operations of a decorator: passed to the inner table as they
+// are (neither traced nor faulted: a lock is not an OS request the library
+// makes on a caller's behalf, and a failed lock has no status to report).
+// `State` has inner_ops and inner_self; `Of` turns the decorator's self
+// into it.
+template <typename State, State* (*Of)(void*)>
+struct ForwardMutexOps {
+  static int Init(void* self, void* m) {
+    State* s = Of(self);
+    return s->inner_ops->mutex_init(s->inner_self, m);
+  }
+  static void Lock(void* self, void* m) {
+    State* s = Of(self);
+    s->inner_ops->mutex_lock(s->inner_self, m);
+  }
+  static void Unlock(void* self, void* m) {
+    State* s = Of(self);
+    s->inner_ops->mutex_unlock(s->inner_self, m);
+  }
+  static void Destroy(void* self, void* m) {
+    State* s = Of(self);
+    s->inner_ops->mutex_destroy(s->inner_self, m);
+  }
+};
 
 }  // namespace hke::platform
 

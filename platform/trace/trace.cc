@@ -463,6 +463,8 @@ int MemPolicy(void* self, void* addr, size_t length, uint32_t mode, uint32_t nod
   return r;
 }
 
+using Mutexes = hke::platform::ForwardMutexOps<TraceState, StateOf>;
+
 }  // namespace
 
 extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_sink_fn sink,
@@ -477,6 +479,7 @@ extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_si
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
       PerfOpen, PerfEnable, PerfRead, MemPolicy,
+      Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

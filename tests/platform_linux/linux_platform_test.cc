@@ -9,10 +9,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "hsakmt/hsakmt_linux.h"
 
@@ -188,4 +192,67 @@ TEST_CASE(
     CHECK(p.ops->mem_policy(p.self, base, len, HKE_MPOL_PREFERRED, 0) == EFAULT);
   }
   ::munmap(base, len);
+}
+
+// The state letter of thread `tid` of this process (/proc/self/task/<tid>/stat):
+// 'S' sleeping, 'R' running; 0 when it cannot be read.
+static char ThreadState(pid_t tid) {
+  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/stat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  char buf[512] = {};
+  const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+  ::close(fd);
+  if (n <= 0) return 0;
+  const char* paren = std::strrchr(buf, ')');  // the name may hold spaces
+  return paren != nullptr && paren[1] == ' ' ? paren[2] : 0;
+}
+
+TEST_CASE("the Linux mutex excludes, and a thread that waits for it sleeps in the kernel") {
+  const hke_platform p = hke_linux_platform();
+  REQUIRE((p.ops->mutex_init != nullptr));
+  REQUIRE((p.ops->mutex_lock != nullptr));
+  REQUIRE((p.ops->mutex_unlock != nullptr));
+  REQUIRE((p.ops->mutex_destroy != nullptr));
+  alignas(8) unsigned char m[HKE_PLATFORM_MUTEX_BYTES] = {};
+  REQUIRE(p.ops->mutex_init(p.self, m) == 0);
+
+  // Exclusion: increments under the mutex from four threads are all kept.
+  long counter = 0;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < 20000; ++i) {
+        p.ops->mutex_lock(p.self, m);
+        ++counter;
+        p.ops->mutex_unlock(p.self, m);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  CHECK(counter == 4 * 20000);
+
+  // A waiter sleeps (state S) while the mutex is held, and gets it once it
+  // is released. A spinning waiter would stay R (running) throughout.
+  p.ops->mutex_lock(p.self, m);
+  std::atomic<pid_t> waiter_tid{0};
+  std::atomic<bool> got{false};
+  std::thread waiter([&] {
+    waiter_tid.store(static_cast<pid_t>(::syscall(SYS_gettid)));
+    p.ops->mutex_lock(p.self, m);
+    got.store(true);
+    p.ops->mutex_unlock(p.self, m);
+  });
+  while (waiter_tid.load() == 0) std::this_thread::yield();
+  bool slept = false;
+  for (int i = 0; i < 2000 && !slept; ++i) {
+    slept = ThreadState(waiter_tid.load()) == 'S';
+    if (!slept) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  CHECK(slept);
+  CHECK_FALSE(got.load());
+  p.ops->mutex_unlock(p.self, m);
+  waiter.join();
+  CHECK(got.load());
+  p.ops->mutex_destroy(p.self, m);
 }

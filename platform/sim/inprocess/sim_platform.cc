@@ -206,6 +206,13 @@ int PerfRead(void* self, int fd, uint64_t out_values[3]) {
   return kfdsim_perf_read(Sim(self), fd, out_values);
 }
 
+// The host's (futex) mutexes: a simulated board changes nothing about
+// how the library's threads wait for each other.
+int MutexInit(void*, void* m) { return Host().mutex_init(nullptr, m); }
+void MutexLock(void*, void* m) { Host().mutex_lock(nullptr, m); }
+void MutexUnlock(void*, void* m) { Host().mutex_unlock(nullptr, m); }
+void MutexDestroy(void*, void* m) { Host().mutex_destroy(nullptr, m); }
+
 const hke_platform_ops kSimOps = {
     sizeof(hke_platform_ops), HKE_PLATFORM_ABI_VERSION,
     Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
@@ -214,6 +221,7 @@ const hke_platform_ops kSimOps = {
     // ioctls only through this table, which libdrm cannot use.
     nullptr, nullptr,
     PerfOpen, PerfEnable, PerfRead, MemPolicy,
+    MutexInit, MutexLock, MutexUnlock, MutexDestroy,
 };
 
 }  // namespace

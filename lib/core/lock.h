@@ -1,0 +1,106 @@
+// The locks of a context: a mutex from the platform table when the port
+// offers one, a spin lock otherwise, each with a rank that fixes the order
+// in which one thread may take them.
+//
+// Mutex: the platform's mutex operations (hsakmt_platform.h, mutex_*) over
+// storage inside the lock: a Linux futex mutex in the Linux backend, a
+// board's RTOS mutex (with priority inheritance, if the board wants it) in
+// a port. A thread that waits sleeps, so a holder that blocks in the
+// kernel (the memory lock is held across ALLOC/MAP ioctls, every lock
+// across the diagnostics callback) costs the waiter no CPU. Without the
+// operations, or when mutex_init fails, the lock spins: correct, but a
+// waiter then burns its CPU for as long as the holder takes.
+//
+// SpinLock: for sections that make no call at all (no platform operation,
+// no callback); waits are bounded by the few instructions inside.
+//
+// Ranks: a thread holding a lock of rank r may take only locks of higher
+// rank; lib/README.md ("Locks") gives the ranks of a context's locks. Debug
+// builds (no NDEBUG) check it on every acquisition, per thread, and trap on
+// a violation, so a test that takes two locks the wrong way round fails at
+// once instead of deadlocking one run in a thousand. Release builds carry no
+// rank check.
+//
+// Threading: lock/unlock from any thread; Init before the lock is shared,
+// Destroy after the last use. Not recursive. Not movable once initialised
+// (a platform mutex may not move).
+#ifndef HKE_LIB_CORE_LOCK_H_
+#define HKE_LIB_CORE_LOCK_H_
+
+#include <atomic>
+#include <cstdint>
+
+#include "hsakmt/hsakmt_platform.h"
+
+namespace hke {
+
+class SpinLock {
+ public:
+  void lock() {
+    while (flag_.test_and_set(std::memory_order_acquire)) {
+    }
+  }
+  void unlock() { flag_.clear(std::memory_order_release); }
+
+ private:
+  std::atomic_flag flag_ = ATOMIC_FLAG_INIT;
+};
+
+// Lock ranks (the order of acquisition). Locks of equal rank are never
+// held together by one thread.
+enum class LockRank : uint8_t {
+  kQueues = 1,
+  kEventsSetup = 2,
+  kTopology = 3,
+  kMemory = 4,
+  kEvents = 5,
+  kDevice = 6,
+  kLeaf = 7,  // debug, profile, pmc: nothing is taken while one is held
+};
+
+class Mutex {
+ public:
+  explicit Mutex(LockRank rank) : rank_(rank) {}
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+
+  // Uses `p`'s mutex operations when it has all four and mutex_init
+  // succeeds; spins otherwise.
+  void Init(const hke_platform& p);
+  // Ends the platform mutex (mutex_destroy); the lock spins afterwards.
+  void Destroy();
+
+  void lock();
+  void unlock();
+
+  // True when the lock sleeps (a platform mutex), false when it spins.
+  bool sleeps() const { return ops_ != nullptr; }
+  LockRank rank() const { return rank_; }
+
+ private:
+  const hke_platform_ops* ops_ = nullptr;  // non-null: platform mutex in storage_
+  void* self_ = nullptr;
+  SpinLock spin_;
+  LockRank rank_;
+  alignas(8) unsigned char storage_[HKE_PLATFORM_MUTEX_BYTES];
+};
+
+// Holds a lock for one scope.
+template <typename L>
+class BasicLockGuard {
+ public:
+  explicit BasicLockGuard(L& l) : l_(l) { l_.lock(); }
+  ~BasicLockGuard() { l_.unlock(); }
+  BasicLockGuard(const BasicLockGuard&) = delete;
+  BasicLockGuard& operator=(const BasicLockGuard&) = delete;
+
+ private:
+  L& l_;
+};
+
+using LockGuard = BasicLockGuard<Mutex>;
+using SpinGuard = BasicLockGuard<SpinLock>;
+
+}  // namespace hke
+
+#endif  // HKE_LIB_CORE_LOCK_H_
