@@ -22,9 +22,10 @@
 //    never taken inside another one (no nesting), which the API layer
 //    guarantees by taking it only at the entry points.
 //
-// Waiting spins (the platform table has no mutex); holders of the exclusive
-// side make kernel calls, so a waiting call can spin for as long as a close
-// takes.
+// Waiting spins, unlike the subsystems' locks (lib/core/lock.h), which
+// sleep on a platform mutex when the table has one; holders of the
+// exclusive side make kernel calls, so a waiting call can spin for as long
+// as an open or close takes.
 //
 // Fork: a child has only the thread that forked, which is not inside a
 // call, so any holds the child inherited belong to threads that do not
