@@ -109,71 +109,26 @@ HSAKMT_STATUS DebugTrapIoctl(Context* ctx, struct kfd_ioctl_dbg_trap_args* arg,
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupport(void) {
-  return OnDefault(CheckRuntimeDebugSupport);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtCheckRuntimeDebugSupportCtx(HsaKFDContext* ctx) {
-  return OnCtx(ctx, CheckRuntimeDebugSupport);
-}
+// The entry points with a Ctx twin, one line each (lib/api/entry.h:
+// HKE_API_TWINS).
+#define HKE_DEBUG_API(X)                                                                          \
+  X(CheckRuntimeDebugSupport, CheckRuntimeDebugSupport, (), ())                                   \
+  X(RuntimeEnable, RuntimeEnable, (void* rDebug, bool setupTtmp), (rDebug, setupTtmp))            \
+  X(RuntimeDisable, RuntimeDisable, (), ())                                                       \
+  X(GetRuntimeCapabilities, GetRuntimeCapabilities, (HSAuint32* caps_mask), (caps_mask))          \
+  X(DbgEnable, DbgEnable, (void** runtime_info, HSAuint32* data_size), (runtime_info, data_size)) \
+  X(DbgDisable, DbgDisable, (), ())                                                               \
+  X(DbgGetDeviceData, DbgGetDeviceData,                                                           \
+    (void** data, HSAuint32* n_entries, HSAuint32* entry_size),                                   \
+    (data, n_entries, entry_size))                                                                \
+  X(DbgGetQueueData, DbgGetQueueData,                                                             \
+    (void** data, HSAuint32* n_entries, HSAuint32* entry_size, bool suspend_queues),              \
+    (data, n_entries, entry_size, suspend_queues))                                                \
+  X(DebugTrapIoctl, DebugTrapIoctl,                                                               \
+    (struct kfd_ioctl_dbg_trap_args* arg, HSA_QUEUEID* Queues, HSAuint64* DebugReturn),           \
+    (arg, Queues, DebugReturn))
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnable(void* rDebug, bool setupTtmp) {
-  return OnDefault(RuntimeEnable, rDebug, setupTtmp);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeEnableCtx(HsaKFDContext* ctx, void* rDebug, bool setupTtmp) {
-  return OnCtx(ctx, RuntimeEnable, rDebug, setupTtmp);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisable(void) { return OnDefault(RuntimeDisable); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtRuntimeDisableCtx(HsaKFDContext* ctx) {
-  return OnCtx(ctx, RuntimeDisable);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilities(HSAuint32* caps_mask) {
-  return OnDefault(GetRuntimeCapabilities, caps_mask);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetRuntimeCapabilitiesCtx(HsaKFDContext* ctx, HSAuint32* caps_mask) {
-  return OnCtx(ctx, GetRuntimeCapabilities, caps_mask);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnable(void** runtime_info, HSAuint32* data_size) {
-  return OnDefault(DbgEnable, runtime_info, data_size);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgEnableCtx(HsaKFDContext* ctx, void** runtime_info,
-                                           HSAuint32* data_size) {
-  return OnCtx(ctx, DbgEnable, runtime_info, data_size);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisable(void) { return OnDefault(DbgDisable); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgDisableCtx(HsaKFDContext* ctx) { return OnCtx(ctx, DbgDisable); }
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceData(void** data, HSAuint32* n_entries,
-                                               HSAuint32* entry_size) {
-  return OnDefault(DbgGetDeviceData, data, n_entries, entry_size);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetDeviceDataCtx(HsaKFDContext* ctx, void** data,
-                                                  HSAuint32* n_entries, HSAuint32* entry_size) {
-  return OnCtx(ctx, DbgGetDeviceData, data, n_entries, entry_size);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueData(void** data, HSAuint32* n_entries,
-                                              HSAuint32* entry_size, bool suspend_queues) {
-  return OnDefault(DbgGetQueueData, data, n_entries, entry_size, suspend_queues);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDbgGetQueueDataCtx(HsaKFDContext* ctx, void** data,
-                                                 HSAuint32* n_entries, HSAuint32* entry_size,
-                                                 bool suspend_queues) {
-  return OnCtx(ctx, DbgGetQueueData, data, n_entries, entry_size, suspend_queues);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctl(struct kfd_ioctl_dbg_trap_args* arg,
-                                             HSA_QUEUEID* Queues, HSAuint64* DebugReturn) {
-  return OnDefault(DebugTrapIoctl, arg, Queues, DebugReturn);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDebugTrapIoctlCtx(HsaKFDContext* ctx,
-                                                struct kfd_ioctl_dbg_trap_args* args,
-                                                HSA_QUEUEID* Queues, HSAuint64* DebugReturn) {
-  return OnCtx(ctx, DebugTrapIoctl, args, Queues, DebugReturn);
-}
+HKE_DEBUG_API(HKE_API_TWINS)
 
 // The deprecated debugger calls (default context only).
 

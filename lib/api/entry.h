@@ -8,7 +8,8 @@
 //   HSAKMT_STATUS Foo(Context* ctx, args...);
 //   hsaKmtFoo(args...)             { return OnDefault(Foo, args...); }
 //   hsaKmtFooCtx(HsaKFDContext* c, args...) { return OnCtx(c, Foo, args...); }
-// Both run the body inside a shared hold of the context's open gate
+// and the pair is one line of the file's list (HKE_API_TWINS, below). Both
+// run the body inside a shared hold of the context's open gate
 // (lib/context/open_gate.h); an entry point written out by hand takes one
 // with `SharedGate g(ctx->open_gate());` before it reads anything of the
 // context. Only open and close (lib/api/lifecycle.h) take it exclusively.
@@ -78,5 +79,24 @@ inline HSAKMT_STATUS KernelCallStatus(Status s) {
 inline uint64_t Addr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
 
 }  // namespace hke::api
+
+// The twins of one entry point, from one line of a file's list:
+//   X(Name, Body, (parameters), (arguments))
+// defines hsaKmt<Name>(parameters), which runs Body(ctx, arguments) on the
+// default context (OnDefault), and hsaKmt<Name>Ctx(HsaKFDContext* ctx,
+// parameters), which runs it on `ctx` (OnCtx). Each lib/api file lists its
+// twins in one macro (HKE_EVENTS_API, ...) expanded with this one inside
+// its extern "C" block; a new twin is one line there plus its body. Entry
+// points with a shape of their own (open/close, the deprecated debugger
+// calls, the context-less PMC trace calls) are written out by hand.
+#define HKE_API_UNPAREN(...) __VA_ARGS__
+#define HKE_API_COMMA(...) __VA_OPT__(, ) __VA_ARGS__
+#define HKE_API_TWINS(Name, Body, Params, Args)                                                 \
+  HSAKMT_STATUS HSAKMTAPI hsaKmt##Name(HKE_API_UNPAREN Params) {                                \
+    return ::hke::api::OnDefault(Body HKE_API_COMMA Args);                                      \
+  }                                                                                             \
+  HSAKMT_STATUS HSAKMTAPI hsaKmt##Name##Ctx(HsaKFDContext* ctx HKE_API_COMMA Params) {          \
+    return ::hke::api::OnCtx(ctx, Body HKE_API_COMMA Args);                                     \
+  }
 
 #endif  // HKE_LIB_API_ENTRY_H_

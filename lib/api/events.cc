@@ -115,85 +115,29 @@ HSAKMT_STATUS OpenSmi(Context* ctx, HSAuint32 NodeId, int* fd) {
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEvent(HsaEventDescriptor* EventDesc, bool ManualReset,
-                                          bool IsSignaled, HsaEvent** Event) {
-  return OnDefault(CreateEvent, EventDesc, ManualReset, IsSignaled, Event);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateEventCtx(HsaKFDContext* ctx, HsaEventDescriptor* EventDesc,
-                                             bool ManualReset, bool IsSignaled, HsaEvent** Event) {
-  return OnCtx(ctx, CreateEvent, EventDesc, ManualReset, IsSignaled, Event);
-}
+// The entry points with a Ctx twin, one line each (lib/api/entry.h:
+// HKE_API_TWINS).
+#define HKE_EVENTS_API(X)                                                                       \
+  X(CreateEvent, CreateEvent,                                                                   \
+    (HsaEventDescriptor* EventDesc, bool ManualReset, bool IsSignaled, HsaEvent** Event),       \
+    (EventDesc, ManualReset, IsSignaled, Event))                                                \
+  X(DestroyEvent, DestroyEvent, (HsaEvent* Event), (Event))                                     \
+  X(SetEvent, SetEvent, (HsaEvent* Event), (Event))                                             \
+  X(ResetEvent, ResetEvent, (HsaEvent* Event), (Event))                                         \
+  X(QueryEventState, QueryEventState, (HsaEvent* Event), (Event))                               \
+  X(WaitOnEvent, WaitOnEvent, (HsaEvent* Event, HSAuint32 Milliseconds), (Event, Milliseconds)) \
+  X(WaitOnEvent_Ext, WaitOnEventExt,                                                            \
+    (HsaEvent* Event, HSAuint32 Milliseconds, uint64_t* event_age),                             \
+    (Event, Milliseconds, event_age))                                                           \
+  X(WaitOnMultipleEvents, WaitOnMultipleEvents,                                                 \
+    (HsaEvent* Events[], HSAuint32 NumEvents, bool WaitOnAll, HSAuint32 Milliseconds),          \
+    (Events, NumEvents, WaitOnAll, Milliseconds))                                               \
+  X(WaitOnMultipleEvents_Ext, WaitOnMultipleEventsExt,                                          \
+    (HsaEvent* Events[], HSAuint32 NumEvents, bool WaitOnAll, HSAuint32 Milliseconds,           \
+     uint64_t* event_age),                                                                      \
+    (Events, NumEvents, WaitOnAll, Milliseconds, event_age))                                    \
+  X(OpenSMI, OpenSmi, (HSAuint32 NodeId, int* fd), (NodeId, fd))
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEvent(HsaEvent* Event) {
-  return OnDefault(DestroyEvent, Event);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
-  return OnCtx(ctx, DestroyEvent, Event);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetEvent(HsaEvent* Event) { return OnDefault(SetEvent, Event); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
-  return OnCtx(ctx, SetEvent, Event);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtResetEvent(HsaEvent* Event) { return OnDefault(ResetEvent, Event); }
-HSAKMT_STATUS HSAKMTAPI hsaKmtResetEventCtx(HsaKFDContext* ctx, HsaEvent* Event) {
-  return OnCtx(ctx, ResetEvent, Event);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventState(HsaEvent* Event) {
-  return OnDefault(QueryEventState, Event);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryEventStateCtx(HsaKFDContext* ctx, HsaEvent* Event) {
-  return OnCtx(ctx, QueryEventState, Event);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent(HsaEvent* Event, HSAuint32 Milliseconds) {
-  return OnDefault(WaitOnEvent, Event, Milliseconds);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEventCtx(HsaKFDContext* ctx, HsaEvent* Event,
-                                             HSAuint32 Milliseconds) {
-  return OnCtx(ctx, WaitOnEvent, Event, Milliseconds);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_Ext(HsaEvent* Event, HSAuint32 Milliseconds,
-                                              uint64_t* event_age) {
-  return OnDefault(WaitOnEventExt, Event, Milliseconds, event_age);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnEvent_ExtCtx(HsaKFDContext* ctx, HsaEvent* Event,
-                                                 HSAuint32 Milliseconds, uint64_t* event_age) {
-  return OnCtx(ctx, WaitOnEventExt, Event, Milliseconds, event_age);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents(HsaEvent* Events[], HSAuint32 NumEvents,
-                                                   bool WaitOnAll, HSAuint32 Milliseconds) {
-  return OnDefault(WaitOnMultipleEvents, Events, NumEvents, WaitOnAll, Milliseconds);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEventsCtx(HsaKFDContext* ctx, HsaEvent* Events[],
-                                                      HSAuint32 NumEvents, bool WaitOnAll,
-                                                      HSAuint32 Milliseconds) {
-  return OnCtx(ctx, WaitOnMultipleEvents, Events, NumEvents, WaitOnAll, Milliseconds);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_Ext(HsaEvent* Events[], HSAuint32 NumEvents,
-                                                       bool WaitOnAll, HSAuint32 Milliseconds,
-                                                       uint64_t* event_age) {
-  return OnDefault(WaitOnMultipleEventsExt, Events, NumEvents, WaitOnAll, Milliseconds,
-                                 event_age);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtWaitOnMultipleEvents_ExtCtx(HsaKFDContext* ctx, HsaEvent* Events[],
-                                                          HSAuint32 NumEvents, bool WaitOnAll,
-                                                          HSAuint32 Milliseconds,
-                                                          uint64_t* event_age) {
-  return OnCtx(ctx, WaitOnMultipleEventsExt, Events, NumEvents, WaitOnAll, Milliseconds,
-               event_age);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMI(HSAuint32 NodeId, int* fd) {
-  return OnDefault(OpenSmi, NodeId, fd);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtOpenSMICtx(HsaKFDContext* ctx, HSAuint32 NodeId, int* fd) {
-  return OnCtx(ctx, OpenSmi, NodeId, fd);
-}
+HKE_EVENTS_API(HKE_API_TWINS)
 
 }  // extern "C"

@@ -331,248 +331,82 @@ HSAKMT_STATUS ReturnAsanHeaderPage(Context*, void*) { return HSAKMT_STATUS_NOT_S
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemory(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
-                                          HsaMemFlags MemFlags, void** MemoryAddress) {
-  return OnDefault(AllocMemory, PreferredNode, SizeInBytes, MemFlags, MemoryAddress);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryCtx(HsaKFDContext* ctx, HSAuint32 PreferredNode,
-                                             HSAuint64 SizeInBytes, HsaMemFlags MemFlags,
-                                             void** MemoryAddress) {
-  return OnCtx(ctx, AllocMemory, PreferredNode, SizeInBytes, MemFlags, MemoryAddress);
-}
+// The entry points with a Ctx twin, one line each (lib/api/entry.h:
+// HKE_API_TWINS).
+#define HKE_MEMORY_API(X)                                                                         \
+  X(AllocMemory, AllocMemory,                                                                     \
+    (HSAuint32 PreferredNode, HSAuint64 SizeInBytes, HsaMemFlags MemFlags, void** MemoryAddress), \
+    (PreferredNode, SizeInBytes, MemFlags, MemoryAddress))                                        \
+  X(AllocMemoryAlign, AllocMemoryAlign,                                                           \
+    (HSAuint32 PreferredNode, HSAuint64 SizeInBytes, HSAuint64 Alignment, HsaMemFlags MemFlags,   \
+     void** MemoryAddress),                                                                       \
+    (PreferredNode, SizeInBytes, Alignment, MemFlags, MemoryAddress))                             \
+  X(FreeMemory, FreeMemory,                                                                       \
+    (void* MemoryAddress, HSAuint64 SizeInBytes),                                                 \
+    (MemoryAddress, SizeInBytes))                                                                 \
+  X(AvailableMemory, AvailableMemory,                                                             \
+    (HSAuint32 Node, HSAuint64* AvailableBytes),                                                  \
+    (Node, AvailableBytes))                                                                       \
+  X(RegisterMemory, RegisterMemory,                                                               \
+    (void* MemoryAddress, HSAuint64 MemorySizeInBytes),                                           \
+    (MemoryAddress, MemorySizeInBytes))                                                           \
+  X(RegisterMemoryToNodes, RegisterMemoryToNodes,                                                 \
+    (void* MemoryAddress, HSAuint64 MemorySizeInBytes, HSAuint64 NumberOfNodes,                   \
+     HSAuint32* NodeArray),                                                                       \
+    (MemoryAddress, MemorySizeInBytes, NumberOfNodes, NodeArray))                                 \
+  X(RegisterMemoryWithFlags, RegisterMemoryWithFlags,                                             \
+    (void* MemoryAddress, HSAuint64 MemorySizeInBytes, HsaMemFlags MemFlags),                     \
+    (MemoryAddress, MemorySizeInBytes, MemFlags))                                                 \
+  X(DeregisterMemory, DeregisterMemory, (void* MemoryAddress), (MemoryAddress))                   \
+  X(MapMemoryToGPU, MapMemoryToGpu,                                                               \
+    (void* MemoryAddress, HSAuint64 MemorySizeInBytes, HSAuint64* AlternateVAGPU),                \
+    (MemoryAddress, MemorySizeInBytes, AlternateVAGPU))                                           \
+  X(MapMemoryToGPUNodes, MapMemoryToGpuNodes,                                                     \
+    (void* MemoryAddress, HSAuint64 MemorySizeInBytes, HSAuint64* AlternateVAGPU,                 \
+     HsaMemMapFlags MemMapFlags, HSAuint64 NumberOfNodes, HSAuint32* NodeArray),                  \
+    (MemoryAddress, MemorySizeInBytes, AlternateVAGPU, MemMapFlags, NumberOfNodes, NodeArray))    \
+  X(UnmapMemoryToGPU, UnmapMemoryToGpu, (void* MemoryAddress), (MemoryAddress))                   \
+  X(UnmapGraphicHandle, UnmapGraphicHandle,                                                       \
+    (HSAuint32 NodeId, HSAuint64 FlatMemoryAddress, HSAuint64 SizeInBytes),                       \
+    (NodeId, FlatMemoryAddress, SizeInBytes))                                                     \
+  X(QueryPointerInfo, QueryPointerInfo,                                                           \
+    (const void* Pointer, HsaPointerInfo* PointerInfo),                                           \
+    (Pointer, PointerInfo))                                                                       \
+  X(SetMemoryUserData, SetMemoryUserData,                                                         \
+    (const void* Pointer, void* UserData),                                                        \
+    (Pointer, UserData))                                                                          \
+  X(SVMSetAttr, SvmSetAttr,                                                                       \
+    (void* start_addr, HSAuint64 size, unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs),             \
+    (start_addr, size, nattr, attrs))                                                             \
+  X(SVMGetAttr, SvmGetAttr,                                                                       \
+    (void* start_addr, HSAuint64 size, unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs),             \
+    (start_addr, size, nattr, attrs))                                                             \
+  X(SetXNACKMode, SetXnackMode, (HSAint32 enable), (enable))                                      \
+  X(GetXNACKMode, GetXnackMode, (HSAint32* enable), (enable))                                     \
+  X(ExportDMABufHandle, ExportDmaBufHandle,                                                       \
+    (void* MemoryAddress, HSAuint64 MemorySizeInBytes, int* DMABufFd, HSAuint64* Offset),         \
+    (MemoryAddress, MemorySizeInBytes, DMABufFd, Offset))                                         \
+  X(RegisterGraphicsHandleToNodesExt, RegisterGraphicsHandleToNodesExt,                           \
+    (HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,             \
+     HSAuint64 NumberOfNodes, HSAuint32* NodeArray, HSA_REGISTER_MEM_FLAGS RegisterFlags),        \
+    (GraphicsResourceHandle, GraphicsResourceInfo, NumberOfNodes, NodeArray, RegisterFlags))      \
+  X(RegisterGraphicsHandleToNodes, RegisterGraphicsHandleToNodes,                                 \
+    (HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,             \
+     HSAuint64 NumberOfNodes, HSAuint32* NodeArray),                                              \
+    (GraphicsResourceHandle, GraphicsResourceInfo, NumberOfNodes, NodeArray))                     \
+  X(ShareMemory, ShareMemory,                                                                     \
+    (void* MemoryAddress, HSAuint64 SizeInBytes, HsaSharedMemoryHandle* SharedMemoryHandle),      \
+    (MemoryAddress, SizeInBytes, SharedMemoryHandle))                                             \
+  X(RegisterSharedHandleToNodes, RegisterSharedHandleToNodes,                                     \
+    (const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,                       \
+     HSAuint64* SizeInBytes, HSAuint64 NumberOfNodes, HSAuint32* NodeArray),                      \
+    (SharedMemoryHandle, MemoryAddress, SizeInBytes, NumberOfNodes, NodeArray))                   \
+  X(RegisterSharedHandle, RegisterSharedHandle,                                                   \
+    (const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,                       \
+     HSAuint64* SizeInBytes),                                                                     \
+    (SharedMemoryHandle, MemoryAddress, SizeInBytes))
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlign(HSAuint32 PreferredNode, HSAuint64 SizeInBytes,
-                                               HSAuint64 Alignment, HsaMemFlags MemFlags,
-                                               void** MemoryAddress) {
-  return OnDefault(AllocMemoryAlign, PreferredNode, SizeInBytes, Alignment, MemFlags,
-                          MemoryAddress);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocMemoryAlignCtx(HsaKFDContext* ctx, HSAuint32 PreferredNode,
-                                                  HSAuint64 SizeInBytes, HSAuint64 Alignment,
-                                                  HsaMemFlags MemFlags, void** MemoryAddress) {
-  return OnCtx(ctx, AllocMemoryAlign, PreferredNode, SizeInBytes, Alignment, MemFlags,
-               MemoryAddress);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemory(void* MemoryAddress, HSAuint64 SizeInBytes) {
-  return OnDefault(FreeMemory, MemoryAddress, SizeInBytes);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtFreeMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                            HSAuint64 SizeInBytes) {
-  return OnCtx(ctx, FreeMemory, MemoryAddress, SizeInBytes);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemory(HSAuint32 Node, HSAuint64* AvailableBytes) {
-  return OnDefault(AvailableMemory, Node, AvailableBytes);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtAvailableMemoryCtx(HsaKFDContext* ctx, HSAuint32 Node,
-                                                 HSAuint64* AvailableBytes) {
-  return OnCtx(ctx, AvailableMemory, Node, AvailableBytes);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemory(void* MemoryAddress, HSAuint64 MemorySizeInBytes) {
-  return OnDefault(RegisterMemory, MemoryAddress, MemorySizeInBytes);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                                HSAuint64 MemorySizeInBytes) {
-  return OnCtx(ctx, RegisterMemory, MemoryAddress, MemorySizeInBytes);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodes(void* MemoryAddress,
-                                                    HSAuint64 MemorySizeInBytes,
-                                                    HSAuint64 NumberOfNodes,
-                                                    HSAuint32* NodeArray) {
-  return OnDefault(RegisterMemoryToNodes, MemoryAddress, MemorySizeInBytes, NumberOfNodes,
-                               NodeArray);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryToNodesCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                                       HSAuint64 MemorySizeInBytes,
-                                                       HSAuint64 NumberOfNodes,
-                                                       HSAuint32* NodeArray) {
-  return OnCtx(ctx, RegisterMemoryToNodes, MemoryAddress, MemorySizeInBytes, NumberOfNodes,
-               NodeArray);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlags(void* MemoryAddress,
-                                                      HSAuint64 MemorySizeInBytes,
-                                                      HsaMemFlags MemFlags) {
-  return OnDefault(RegisterMemoryWithFlags, MemoryAddress, MemorySizeInBytes, MemFlags);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterMemoryWithFlagsCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                                         HSAuint64 MemorySizeInBytes,
-                                                         HsaMemFlags MemFlags) {
-  return OnCtx(ctx, RegisterMemoryWithFlags, MemoryAddress, MemorySizeInBytes, MemFlags);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemory(void* MemoryAddress) {
-  return OnDefault(DeregisterMemory, MemoryAddress);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDeregisterMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress) {
-  return OnCtx(ctx, DeregisterMemory, MemoryAddress);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPU(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
-                                             HSAuint64* AlternateVAGPU) {
-  return OnDefault(MapMemoryToGpu, MemoryAddress, MemorySizeInBytes, AlternateVAGPU);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                                HSAuint64 MemorySizeInBytes,
-                                                HSAuint64* AlternateVAGPU) {
-  return OnCtx(ctx, MapMemoryToGpu, MemoryAddress, MemorySizeInBytes, AlternateVAGPU);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodes(void* MemoryAddress,
-                                                  HSAuint64 MemorySizeInBytes,
-                                                  HSAuint64* AlternateVAGPU,
-                                                  HsaMemMapFlags MemMapFlags,
-                                                  HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return OnDefault(MapMemoryToGpuNodes, MemoryAddress, MemorySizeInBytes, AlternateVAGPU,
-                             MemMapFlags, NumberOfNodes, NodeArray);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtMapMemoryToGPUNodesCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                                     HSAuint64 MemorySizeInBytes,
-                                                     HSAuint64* AlternateVAGPU,
-                                                     HsaMemMapFlags MemMapFlags,
-                                                     HSAuint64 NumberOfNodes,
-                                                     HSAuint32* NodeArray) {
-  return OnCtx(ctx, MapMemoryToGpuNodes, MemoryAddress, MemorySizeInBytes, AlternateVAGPU,
-               MemMapFlags, NumberOfNodes, NodeArray);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPU(void* MemoryAddress) {
-  return OnDefault(UnmapMemoryToGpu, MemoryAddress);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapMemoryToGPUCtx(HsaKFDContext* ctx, void* MemoryAddress) {
-  return OnCtx(ctx, UnmapMemoryToGpu, MemoryAddress);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandle(HSAuint32 NodeId, HSAuint64 FlatMemoryAddress,
-                                                 HSAuint64 SizeInBytes) {
-  return OnDefault(UnmapGraphicHandle, NodeId, FlatMemoryAddress, SizeInBytes);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtUnmapGraphicHandleCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                    HSAuint64 FlatMemoryAddress,
-                                                    HSAuint64 SizeInBytes) {
-  return OnCtx(ctx, UnmapGraphicHandle, NodeId, FlatMemoryAddress, SizeInBytes);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfo(const void* Pointer, HsaPointerInfo* PointerInfo) {
-  return OnDefault(QueryPointerInfo, Pointer, PointerInfo);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtQueryPointerInfoCtx(HsaKFDContext* ctx, const void* Pointer,
-                                                  HsaPointerInfo* PointerInfo) {
-  return OnCtx(ctx, QueryPointerInfo, Pointer, PointerInfo);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserData(const void* Pointer, void* UserData) {
-  return OnDefault(SetMemoryUserData, Pointer, UserData);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryUserDataCtx(HsaKFDContext* ctx, const void* Pointer,
-                                                   void* UserData) {
-  return OnCtx(ctx, SetMemoryUserData, Pointer, UserData);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
-                                         HSA_SVM_ATTRIBUTE* attrs) {
-  return OnDefault(SvmSetAttr, start_addr, size, nattr, attrs);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMSetAttrCtx(HsaKFDContext* ctx, void* start_addr, HSAuint64 size,
-                                            unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs) {
-  return OnCtx(ctx, SvmSetAttr, start_addr, size, nattr, attrs);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttr(void* start_addr, HSAuint64 size, unsigned int nattr,
-                                         HSA_SVM_ATTRIBUTE* attrs) {
-  return OnDefault(SvmGetAttr, start_addr, size, nattr, attrs);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSVMGetAttrCtx(HsaKFDContext* ctx, void* start_addr, HSAuint64 size,
-                                            unsigned int nattr, HSA_SVM_ATTRIBUTE* attrs) {
-  return OnCtx(ctx, SvmGetAttr, start_addr, size, nattr, attrs);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKMode(HSAint32 enable) {
-  return OnDefault(SetXnackMode, enable);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetXNACKModeCtx(HsaKFDContext* ctx, HSAint32 enable) {
-  return OnCtx(ctx, SetXnackMode, enable);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKMode(HSAint32* enable) {
-  return OnDefault(GetXnackMode, enable);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetXNACKModeCtx(HsaKFDContext* ctx, HSAint32* enable) {
-  return OnCtx(ctx, GetXnackMode, enable);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandle(void* MemoryAddress, HSAuint64 MemorySizeInBytes,
-                                                 int* DMABufFd, HSAuint64* Offset) {
-  return OnDefault(ExportDmaBufHandle, MemoryAddress, MemorySizeInBytes, DMABufFd, Offset);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtExportDMABufHandleCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                                    HSAuint64 MemorySizeInBytes, int* DMABufFd,
-                                                    HSAuint64* Offset) {
-  return OnCtx(ctx, ExportDmaBufHandle, MemoryAddress, MemorySizeInBytes, DMABufFd, Offset);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExt(
-    HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
-    HSAuint64 NumberOfNodes, HSAuint32* NodeArray, HSA_REGISTER_MEM_FLAGS RegisterFlags) {
-  return OnDefault(RegisterGraphicsHandleToNodesExt, GraphicsResourceHandle, GraphicsResourceInfo,
-                                          NumberOfNodes, NodeArray, RegisterFlags);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesExtCtx(
-    HsaKFDContext* ctx, HSAuint64 GraphicsResourceHandle,
-    HsaGraphicsResourceInfo* GraphicsResourceInfo, HSAuint64 NumberOfNodes, HSAuint32* NodeArray,
-    HSA_REGISTER_MEM_FLAGS RegisterFlags) {
-  return OnCtx(ctx, RegisterGraphicsHandleToNodesExt, GraphicsResourceHandle, GraphicsResourceInfo,
-               NumberOfNodes, NodeArray, RegisterFlags);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodes(
-    HSAuint64 GraphicsResourceHandle, HsaGraphicsResourceInfo* GraphicsResourceInfo,
-    HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return OnDefault(RegisterGraphicsHandleToNodes, GraphicsResourceHandle, GraphicsResourceInfo,
-                                       NumberOfNodes, NodeArray);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterGraphicsHandleToNodesCtx(
-    HsaKFDContext* ctx, HSAuint64 GraphicsResourceHandle,
-    HsaGraphicsResourceInfo* GraphicsResourceInfo, HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return OnCtx(ctx, RegisterGraphicsHandleToNodes, GraphicsResourceHandle, GraphicsResourceInfo,
-               NumberOfNodes, NodeArray);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemory(void* MemoryAddress, HSAuint64 SizeInBytes,
-                                          HsaSharedMemoryHandle* SharedMemoryHandle) {
-  return OnDefault(ShareMemory, MemoryAddress, SizeInBytes, SharedMemoryHandle);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtShareMemoryCtx(HsaKFDContext* ctx, void* MemoryAddress,
-                                             HSAuint64 SizeInBytes,
-                                             HsaSharedMemoryHandle* SharedMemoryHandle) {
-  return OnCtx(ctx, ShareMemory, MemoryAddress, SizeInBytes, SharedMemoryHandle);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodes(
-    const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress, HSAuint64* SizeInBytes,
-    HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return OnDefault(RegisterSharedHandleToNodes, SharedMemoryHandle, MemoryAddress, SizeInBytes,
-                                     NumberOfNodes, NodeArray);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleToNodesCtx(
-    HsaKFDContext* ctx, const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,
-    HSAuint64* SizeInBytes, HSAuint64 NumberOfNodes, HSAuint32* NodeArray) {
-  return OnCtx(ctx, RegisterSharedHandleToNodes, SharedMemoryHandle, MemoryAddress, SizeInBytes,
-               NumberOfNodes, NodeArray);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandle(const HsaSharedMemoryHandle* SharedMemoryHandle,
-                                                   void** MemoryAddress, HSAuint64* SizeInBytes) {
-  return OnDefault(RegisterSharedHandle, SharedMemoryHandle, MemoryAddress, SizeInBytes);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtRegisterSharedHandleCtx(
-    HsaKFDContext* ctx, const HsaSharedMemoryHandle* SharedMemoryHandle, void** MemoryAddress,
-    HSAuint64* SizeInBytes) {
-  return OnCtx(ctx, RegisterSharedHandle, SharedMemoryHandle, MemoryAddress, SizeInBytes);
-}
+HKE_MEMORY_API(HKE_API_TWINS)
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtReplaceAsanHeaderPage(void* addr) {
   return ReplaceAsanHeaderPage(nullptr, addr);

@@ -79,61 +79,26 @@ HSAKMT_STATUS GetAmdgpuDeviceHandle(Context* ctx, HSAuint32 NodeId,
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCounters(HSAuint32 NodeId, HsaClockCounters* Counters) {
-  return OnDefault(GetClockCounters, NodeId, Counters);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetClockCountersCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                  HsaClockCounters* Counters) {
-  return OnCtx(ctx, GetClockCounters, NodeId, Counters);
-}
+// The entry points with a Ctx twin, one line each (lib/api/entry.h:
+// HKE_API_TWINS).
+#define HKE_NODE_API(X)                                                                           \
+  X(GetClockCounters, GetClockCounters,                                                           \
+    (HSAuint32 NodeId, HsaClockCounters* Counters),                                               \
+    (NodeId, Counters))                                                                           \
+  X(GetTileConfig, GetTileConfig, (HSAuint32 NodeId, HsaGpuTileConfig* config), (NodeId, config)) \
+  X(SetTrapHandler, SetTrapHandler,                                                               \
+    (HSAuint32 NodeId, void* TrapHandlerBaseAddress, HSAuint64 TrapHandlerSizeInBytes,            \
+     void* TrapBufferBaseAddress, HSAuint64 TrapBufferSizeInBytes),                               \
+    (NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes, TrapBufferBaseAddress,               \
+     TrapBufferSizeInBytes))                                                                      \
+  X(SetMemoryPolicy, SetMemoryPolicy,                                                             \
+    (HSAuint32 Node, HSAuint32 DefaultPolicy, HSAuint32 AlternatePolicy,                          \
+     void* MemoryAddressAlternate, HSAuint64 MemorySizeInBytes),                                  \
+    (Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate, MemorySizeInBytes))            \
+  X(GetAMDGPUDeviceHandle, GetAmdgpuDeviceHandle,                                                 \
+    (HSAuint32 NodeId, HsaAMDGPUDeviceHandle* DeviceHandle),                                      \
+    (NodeId, DeviceHandle))
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfig(HSAuint32 NodeId, HsaGpuTileConfig* config) {
-  return OnDefault(GetTileConfig, NodeId, config);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetTileConfigCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                               HsaGpuTileConfig* config) {
-  return OnCtx(ctx, GetTileConfig, NodeId, config);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandler(HSAuint32 NodeId, void* TrapHandlerBaseAddress,
-                                             HSAuint64 TrapHandlerSizeInBytes,
-                                             void* TrapBufferBaseAddress,
-                                             HSAuint64 TrapBufferSizeInBytes) {
-  return OnDefault(SetTrapHandler, NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes,
-                        TrapBufferBaseAddress, TrapBufferSizeInBytes);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetTrapHandlerCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                void* TrapHandlerBaseAddress,
-                                                HSAuint64 TrapHandlerSizeInBytes,
-                                                void* TrapBufferBaseAddress,
-                                                HSAuint64 TrapBufferSizeInBytes) {
-  return OnCtx(ctx, SetTrapHandler, NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes,
-               TrapBufferBaseAddress, TrapBufferSizeInBytes);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicy(HSAuint32 Node, HSAuint32 DefaultPolicy,
-                                              HSAuint32 AlternatePolicy,
-                                              void* MemoryAddressAlternate,
-                                              HSAuint64 MemorySizeInBytes) {
-  return OnDefault(SetMemoryPolicy, Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate,
-                         MemorySizeInBytes);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetMemoryPolicyCtx(HsaKFDContext* ctx, HSAuint32 Node,
-                                                 HSAuint32 DefaultPolicy,
-                                                 HSAuint32 AlternatePolicy,
-                                                 void* MemoryAddressAlternate,
-                                                 HSAuint64 MemorySizeInBytes) {
-  return OnCtx(ctx, SetMemoryPolicy, Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate,
-               MemorySizeInBytes);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandle(HSAuint32 NodeId,
-                                                    HsaAMDGPUDeviceHandle* DeviceHandle) {
-  return OnDefault(GetAmdgpuDeviceHandle, NodeId, DeviceHandle);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetAMDGPUDeviceHandleCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                       HsaAMDGPUDeviceHandle* DeviceHandle) {
-  return OnCtx(ctx, GetAmdgpuDeviceHandle, NodeId, DeviceHandle);
-}
+HKE_NODE_API(HKE_API_TWINS)
 
 }  // extern "C"

@@ -97,27 +97,23 @@ HSAKMT_STATUS OnTraceContext(HSATraceId id, Call call) {
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterProperties(HSAuint32 NodeId,
-                                                      HsaCounterProperties** CounterProperties) {
-  return OnDefault(GetCounterProperties, NodeId, CounterProperties);
-}
+// The entry points with a Ctx twin, one line each (lib/api/entry.h:
+// HKE_API_TWINS).
+#define HKE_PMC_API(X)                                                                         \
+  X(PmcGetCounterProperties, GetCounterProperties,                                             \
+    (HSAuint32 NodeId, HsaCounterProperties** CounterProperties), (NodeId, CounterProperties)) \
+  X(PmcRegisterTrace, RegisterTrace,                                                           \
+    (HSAuint32 NodeId, HSAuint32 NumberOfCounters, HsaCounter* Counters,                       \
+     HsaPmcTraceRoot* TraceRoot),                                                              \
+    (NodeId, NumberOfCounters, Counters, TraceRoot))                                           \
+  X(PmcUnregisterTrace, UnregisterTrace, (HSAuint32 NodeId, HSATraceId TraceId),               \
+    (NodeId, TraceId))                                                                         \
+  X(PmcAcquireTraceAccess, AcquireTraceAccess, (HSAuint32 NodeId, HSATraceId TraceId),         \
+    (NodeId, TraceId))                                                                         \
+  X(PmcReleaseTraceAccess, ReleaseTraceAccess, (HSAuint32 NodeId, HSATraceId TraceId),         \
+    (NodeId, TraceId))
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcRegisterTrace(HSAuint32 NodeId, HSAuint32 NumberOfCounters,
-                                               HsaCounter* Counters, HsaPmcTraceRoot* TraceRoot) {
-  return OnDefault(RegisterTrace, NodeId, NumberOfCounters, Counters, TraceRoot);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcUnregisterTrace(HSAuint32 NodeId, HSATraceId TraceId) {
-  return OnDefault(UnregisterTrace, NodeId, TraceId);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcAcquireTraceAccess(HSAuint32 NodeId, HSATraceId TraceId) {
-  return OnDefault(AcquireTraceAccess, NodeId, TraceId);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccess(HSAuint32 NodeId, HSATraceId TraceId) {
-  return OnDefault(ReleaseTraceAccess, NodeId, TraceId);
-}
+HKE_PMC_API(HKE_API_TWINS)
 
 // Start/Query/Stop run on the context the trace id names (the default one,
 // or the secondary slot that registered it).
@@ -134,32 +130,6 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId TraceId) {
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId TraceId) {
   return OnTraceContext(TraceId, [&](Context& ctx) { return hke::pmc::StopTrace(ctx, TraceId); });
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcGetCounterPropertiesCtx(HsaKFDContext* c, HSAuint32 NodeId,
-                                                         HsaCounterProperties** CounterProperties) {
-  return OnCtx(c, GetCounterProperties, NodeId, CounterProperties);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcRegisterTraceCtx(HsaKFDContext* c, HSAuint32 NodeId,
-                                                  HSAuint32 NumberOfCounters, HsaCounter* Counters,
-                                                  HsaPmcTraceRoot* TraceRoot) {
-  return OnCtx(c, RegisterTrace, NodeId, NumberOfCounters, Counters, TraceRoot);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcUnregisterTraceCtx(HsaKFDContext* c, HSAuint32 NodeId,
-                                                    HSATraceId TraceId) {
-  return OnCtx(c, UnregisterTrace, NodeId, TraceId);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcAcquireTraceAccessCtx(HsaKFDContext* c, HSAuint32 NodeId,
-                                                       HSATraceId TraceId) {
-  return OnCtx(c, AcquireTraceAccess, NodeId, TraceId);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtPmcReleaseTraceAccessCtx(HsaKFDContext* c, HSAuint32 NodeId,
-                                                       HSATraceId TraceId) {
-  return OnCtx(c, ReleaseTraceAccess, NodeId, TraceId);
 }
 
 }  // extern "C"

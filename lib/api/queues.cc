@@ -125,85 +125,36 @@ HSAKMT_STATUS AllocQueueGws(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 nGWS,
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueue(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
-                                          HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
-                                          void* QueueAddress, HSAuint64 QueueSizeInBytes,
-                                          HsaEvent* Event, HsaQueueResource* QueueResource) {
-  return OnDefault(CreateQueue, NodeId, Type, QueuePercentage, Priority, QueueAddress,
-                     QueueSizeInBytes, Event, QueueResource);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                             HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
-                                             HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
-                                             HSAuint64 QueueSizeInBytes, HsaEvent* Event,
-                                             HsaQueueResource* QueueResource) {
-  return OnCtx(ctx, CreateQueue, NodeId, Type, QueuePercentage, Priority, QueueAddress,
-               QueueSizeInBytes, Event, QueueResource);
-}
+// The entry points with a Ctx twin, one line each (lib/api/entry.h:
+// HKE_API_TWINS).
+#define HKE_QUEUES_API(X)                                                                          \
+  X(CreateQueue, CreateQueue,                                                                      \
+    (HSAuint32 NodeId, HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,                             \
+     HSA_QUEUE_PRIORITY Priority, void* QueueAddress, HSAuint64 QueueSizeInBytes, HsaEvent* Event, \
+     HsaQueueResource* QueueResource),                                                             \
+    (NodeId, Type, QueuePercentage, Priority, QueueAddress, QueueSizeInBytes, Event,               \
+     QueueResource))                                                                               \
+  X(CreateQueueExt, CreateQueueExt,                                                                \
+    (HSAuint32 NodeId, HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,                             \
+     HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId, void* QueueAddress,                      \
+     HSAuint64 QueueSizeInBytes, HsaEvent* Event, HsaQueueResource* QueueResource),                \
+    (NodeId, Type, QueuePercentage, Priority, SdmaEngineId, QueueAddress, QueueSizeInBytes, Event, \
+     QueueResource))                                                                               \
+  X(UpdateQueue, UpdateQueue,                                                                      \
+    (HSA_QUEUEID QueueId, HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,                  \
+     void* QueueAddress, HSAuint64 QueueSize, HsaEvent* Event),                                    \
+    (QueueId, QueuePercentage, Priority, QueueAddress, QueueSize, Event))                          \
+  X(DestroyQueue, DestroyQueue, (HSA_QUEUEID QueueId), (QueueId))                                  \
+  X(SetQueueCUMask, SetQueueCuMask,                                                                \
+    (HSA_QUEUEID QueueId, HSAuint32 CUMaskCount, HSAuint32* QueueCUMask),                          \
+    (QueueId, CUMaskCount, QueueCUMask))                                                           \
+  X(GetQueueInfo, GetQueueInfo,                                                                    \
+    (HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo),                                                \
+    (QueueId, QueueInfo))                                                                          \
+  X(AllocQueueGWS, AllocQueueGws,                                                                  \
+    (HSA_QUEUEID QueueId, HSAuint32 nGWS, HSAuint32* firstGWS),                                    \
+    (QueueId, nGWS, firstGWS))
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExt(HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
-                                             HSAuint32 QueuePercentage,
-                                             HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId,
-                                             void* QueueAddress, HSAuint64 QueueSizeInBytes,
-                                             HsaEvent* Event, HsaQueueResource* QueueResource) {
-  return OnDefault(CreateQueueExt, NodeId, Type, QueuePercentage, Priority, SdmaEngineId,
-                        QueueAddress, QueueSizeInBytes, Event, QueueResource);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtCreateQueueExtCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,
-                                                HSA_QUEUE_PRIORITY Priority,
-                                                HSAuint32 SdmaEngineId, void* QueueAddress,
-                                                HSAuint64 QueueSizeInBytes, HsaEvent* Event,
-                                                HsaQueueResource* QueueResource) {
-  return OnCtx(ctx, CreateQueueExt, NodeId, Type, QueuePercentage, Priority, SdmaEngineId,
-               QueueAddress, QueueSizeInBytes, Event, QueueResource);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueue(HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
-                                          HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
-                                          HSAuint64 QueueSize, HsaEvent* Event) {
-  return OnDefault(UpdateQueue, QueueId, QueuePercentage, Priority, QueueAddress, QueueSize,
-                     Event);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtUpdateQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
-                                             HSAuint32 QueuePercentage,
-                                             HSA_QUEUE_PRIORITY Priority, void* QueueAddress,
-                                             HSAuint64 QueueSize, HsaEvent* Event) {
-  return OnCtx(ctx, UpdateQueue, QueueId, QueuePercentage, Priority, QueueAddress, QueueSize,
-               Event);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueue(HSA_QUEUEID QueueId) {
-  return OnDefault(DestroyQueue, QueueId);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtDestroyQueueCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId) {
-  return OnCtx(ctx, DestroyQueue, QueueId);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMask(HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
-                                             HSAuint32* QueueCUMask) {
-  return OnDefault(SetQueueCuMask, QueueId, CUMaskCount, QueueCUMask);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtSetQueueCUMaskCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
-                                                HSAuint32 CUMaskCount, HSAuint32* QueueCUMask) {
-  return OnCtx(ctx, SetQueueCuMask, QueueId, CUMaskCount, QueueCUMask);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfo(HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
-  return OnDefault(GetQueueInfo, QueueId, QueueInfo);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetQueueInfoCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
-                                              HsaQueueInfo* QueueInfo) {
-  return OnCtx(ctx, GetQueueInfo, QueueId, QueueInfo);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWS(HSA_QUEUEID QueueId, HSAuint32 nGWS,
-                                            HSAuint32* firstGWS) {
-  return OnDefault(AllocQueueGws, QueueId, nGWS, firstGWS);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtAllocQueueGWSCtx(HsaKFDContext* ctx, HSA_QUEUEID QueueId,
-                                               HSAuint32 nGWS, HSAuint32* firstGWS) {
-  return OnCtx(ctx, AllocQueueGws, QueueId, nGWS, firstGWS);
-}
+HKE_QUEUES_API(HKE_API_TWINS)
 
 }  // extern "C"

@@ -615,62 +615,28 @@ using hke::api::OnDefault;
 
 extern "C" {
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemProperties(HsaSystemProperties* SystemProperties) {
-  return OnDefault(hke::api::AcquireSystemProperties, SystemProperties);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtAcquireSystemPropertiesCtx(HsaKFDContext* ctx,
-                                                         HsaSystemProperties* SystemProperties) {
-  return OnCtx(ctx, hke::api::AcquireSystemProperties, SystemProperties);
-}
+// The entry points with a Ctx twin, one line each (lib/api/entry.h:
+// HKE_API_TWINS).
+#define HKE_TOPOLOGY_API(X)                                                          \
+  X(AcquireSystemProperties, hke::api::AcquireSystemProperties,                      \
+    (HsaSystemProperties* SystemProperties),                                         \
+    (SystemProperties))                                                              \
+  X(ReleaseSystemProperties, hke::api::ReleaseSystemProperties, (), ())              \
+  X(GetNodeProperties, hke::api::GetNodeProperties,                                  \
+    (HSAuint32 NodeId, HsaNodeProperties* NodeProperties),                           \
+    (NodeId, NodeProperties))                                                        \
+  X(GetNodeMemoryProperties, hke::api::GetNodeMemoryProperties,                      \
+    (HSAuint32 NodeId, HSAuint32 NumBanks, HsaMemoryProperties* MemoryProperties),   \
+    (NodeId, NumBanks, MemoryProperties))                                            \
+  X(GetNodeCacheProperties, hke::api::GetNodeCacheProperties,                        \
+    (HSAuint32 NodeId, HSAuint32 ProcessorId, HSAuint32 NumCaches,                   \
+     HsaCacheProperties* CacheProperties),                                           \
+    (NodeId, ProcessorId, NumCaches, CacheProperties))                               \
+  X(GetNodeIoLinkProperties, hke::api::GetNodeIoLinkProperties,                      \
+    (HSAuint32 NodeId, HSAuint32 NumIoLinks, HsaIoLinkProperties* IoLinkProperties), \
+    (NodeId, NumIoLinks, IoLinkProperties))
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemProperties(void) {
-  return OnDefault(hke::api::ReleaseSystemProperties);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtReleaseSystemPropertiesCtx(HsaKFDContext* ctx) {
-  return OnCtx(ctx, hke::api::ReleaseSystemProperties);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeProperties(HSAuint32 NodeId,
-                                                HsaNodeProperties* NodeProperties) {
-  return OnDefault(hke::api::GetNodeProperties, NodeId, NodeProperties);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodePropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                   HsaNodeProperties* NodeProperties) {
-  return OnCtx(ctx, hke::api::GetNodeProperties, NodeId, NodeProperties);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryProperties(HSAuint32 NodeId, HSAuint32 NumBanks,
-                                                      HsaMemoryProperties* MemoryProperties) {
-  return OnDefault(hke::api::GetNodeMemoryProperties, NodeId, NumBanks, MemoryProperties);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeMemoryPropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                         HSAuint32 NumBanks,
-                                                         HsaMemoryProperties* MemoryProperties) {
-  return OnCtx(ctx, hke::api::GetNodeMemoryProperties, NodeId, NumBanks, MemoryProperties);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCacheProperties(HSAuint32 NodeId, HSAuint32 ProcessorId,
-                                                     HSAuint32 NumCaches,
-                                                     HsaCacheProperties* CacheProperties) {
-  return OnDefault(hke::api::GetNodeCacheProperties, NodeId, ProcessorId, NumCaches,
-                                          CacheProperties);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeCachePropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                        HSAuint32 ProcessorId, HSAuint32 NumCaches,
-                                                        HsaCacheProperties* CacheProperties) {
-  return OnCtx(ctx, hke::api::GetNodeCacheProperties, NodeId, ProcessorId, NumCaches,
-               CacheProperties);
-}
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkProperties(HSAuint32 NodeId, HSAuint32 NumIoLinks,
-                                                      HsaIoLinkProperties* IoLinkProperties) {
-  return OnDefault(hke::api::GetNodeIoLinkProperties, NodeId, NumIoLinks, IoLinkProperties);
-}
-HSAKMT_STATUS HSAKMTAPI hsaKmtGetNodeIoLinkPropertiesCtx(HsaKFDContext* ctx, HSAuint32 NodeId,
-                                                         HSAuint32 NumIoLinks,
-                                                         HsaIoLinkProperties* IoLinkProperties) {
-  return OnCtx(ctx, hke::api::GetNodeIoLinkProperties, NodeId, NumIoLinks, IoLinkProperties);
-}
+HKE_TOPOLOGY_API(HKE_API_TWINS)
 
 }  // extern "C"
 
