@@ -2,7 +2,6 @@
 #include "lib/debug/debug.h"
 
 #include "hsakmt/hsakmttypes.h"
-#include "lib/api/topology_access.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
@@ -11,6 +10,7 @@
 #include "lib/node/node.h"
 #include "lib/queues/queues.h"
 #include "lib/topology/keys.h"
+#include "lib/memory/memory.h"
 
 namespace hke::debug {
 
@@ -101,7 +101,7 @@ Status QueueSnapshotOnce(Context& ctx, uint32_t pid, DebugState& d, uint32_t cou
 Status CheckRuntimeDebugSupport(Context& ctx) {
   OpenFacts f{};
   HKE_RETURN_IF_ERROR(ReadOpenFacts(ctx, &f));
-  HKE_RETURN_IF_ERROR(api::EnsureTopologyAndVm(ctx));
+  HKE_RETURN_IF_ERROR(memory::EnsureTopologyAndVm(ctx));
   {
     LockGuard g(ctx.topology_lock());
     TopologyState& t = ctx.topology();

@@ -293,12 +293,25 @@ struct MemoryState {
 // Lifecycle ---------------------------------------------------------------
 
 // Brings the VM up for the current open epoch if it is not (reads the
-// topology snapshot's GPUs and apertures). Called by the topology's
-// Acquire with the topology lock held, and (through EnsureVm) by every
-// memory call.
+// topology snapshot's GPUs and apertures). Called with the topology lock
+// held, after a topology Take (AfterTopologyTaken) and by
+// EnsureTopologyAndVm.
 Status InitVmLocked(Context& ctx);
-// Takes the topology lock, acquires the topology if it is not current
-// (which runs InitVm), and checks that the VM is up.
+// What follows a successful topology::Acquisition::Take of a context that
+// is not discovery-only (topology lock held): the VM comes up with the
+// first snapshot of an open epoch, and each GPU's MMIO_REMAP bank then
+// names its mapped page. A VM that cannot come up (e.g. another context of
+// this process bound the GPUs: EBUSY) does not fail the topology: it is
+// reported as a warning, the banks lack MMIO_REMAP, and memory calls retry
+// the bring-up and return its status.
+void AfterTopologyTaken(Context& ctx);
+// Takes the topology lock, takes the topology if it is not current (as
+// hsaKmtAcquireSystemProperties would; the snapshot stays acquired), and
+// brings the VM up. Called without the topology and memory locks held, by
+// every call that needs the GPUs' VM (memory, events, queues, node, debug).
+Status EnsureTopologyAndVm(Context& ctx);
+// The device open check, then EnsureTopologyAndVm unless the VM of this
+// open epoch is up already.
 Status EnsureVm(Context& ctx);
 // Releases every object, the MMIO pages and the reservations (last close).
 // An object the kernel refuses to free stays tracked and the first such

@@ -1,6 +1,5 @@
 // QueryPointerInfo, SetMemoryUserData, AvailableMemory, XNACK, the SVM
 // attribute calls, dma-buf export, and the subsystem's introspection.
-#include "lib/api/topology_access.h"
 #include "lib/core/checked.h"
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
@@ -67,7 +66,7 @@ Status EnsureVm(Context& ctx) {
     return ctx.diag().Error(FailedPrecondition(), kArea,
                             "a discovery-only context has no GPU memory");
   }
-  return api::EnsureTopologyAndVm(ctx);
+  return EnsureTopologyAndVm(ctx);
 }
 
 Status QueryPointer(Context& ctx, uint64_t addr, HsaPointerInfo* out) {

@@ -25,6 +25,7 @@
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
 #include "lib/memory/memory_internal.h"
+#include "lib/topology/acquire.h"
 
 namespace hke::memory {
 
@@ -372,6 +373,28 @@ void ResetStorage(MemoryState& m) {
 }
 
 }  // namespace
+
+void AfterTopologyTaken(Context& ctx) {
+  const Status s = InitVmLocked(ctx);
+  if (!s.ok()) {
+    (void)ctx.diag().Report(HKE_DIAG_WARNING, s, "topology",
+                            "the GPU VM could not be set up; memory calls will fail");
+    return;
+  }
+  TopologyState& t = ctx.topology();
+  for (uint32_t k = 0; k < t.num_gpus; ++k) t.gpus[k].mmio_base = MmioBase(ctx, t.gpus[k].gpu_id);
+}
+
+Status EnsureTopologyAndVm(Context& ctx) {
+  LockGuard g(ctx.topology_lock());
+  topology::Acquisition topo(ctx);
+  if (!topo.Current()) {
+    HKE_RETURN_IF_ERROR(topo.Take());
+    if (!ctx.discovery_only()) AfterTopologyTaken(ctx);
+    return Status::Ok();
+  }
+  return InitVmLocked(ctx);
+}
 
 Status InitVmLocked(Context& ctx) {
   const uint32_t epoch = device::OpenEpoch(ctx);

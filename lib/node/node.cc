@@ -1,12 +1,12 @@
 // Per-node driver calls; see node.h.
 #include "lib/node/node.h"
 
-#include "lib/api/topology_access.h"
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/topology/keys.h"
+#include "lib/memory/memory.h"
 
 namespace hke::node {
 
@@ -38,7 +38,7 @@ uint64_t PageSize(Context& ctx) {
 Status Resolve(Context& ctx, uint32_t node, NodeTarget* out) {
   if (out == nullptr) return InvalidArgument();
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  HKE_RETURN_IF_ERROR(api::EnsureTopologyAndVm(ctx));
+  HKE_RETURN_IF_ERROR(memory::EnsureTopologyAndVm(ctx));
   NodeTarget n{};
   {
     LockGuard g(ctx.topology_lock());

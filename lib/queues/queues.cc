@@ -2,7 +2,6 @@
 // teardown. See queues.h for the model and the rules.
 #include "lib/queues/queues.h"
 
-#include "lib/api/topology_access.h"
 #include "lib/context/context.h"
 #include "lib/core/checked.h"
 #include "lib/core/errno.h"
@@ -353,7 +352,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   // other types pass it on as upstream does, and the kernel ignores it (the
   // runtime passes -1 on SDMA and xGMI SDMA queues).
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  HKE_RETURN_IF_ERROR(api::EnsureTopologyAndVm(ctx));
+  HKE_RETURN_IF_ERROR(memory::EnsureTopologyAndVm(ctx));
 
   LockGuard lock(ctx.queues_lock());
   QueuesState& q = ctx.queues();

@@ -1,0 +1,111 @@
+// Acquisition of a context's topology: what hsaKmtAcquireSystemProperties
+// serves and the getters read (TopologyState in lib/context/context.h).
+//
+// Acquire takes the snapshot on its first call after an open and caches it
+// (later calls return the cached system properties without I/O); Release
+// drops it. Around the sysfs snapshot (lib/topology) Acquire derives what
+// upstream adds per GPU (below).
+//
+// Parse reuse (TopologyState in lib/context/context.h): Release and Close
+// keep the sysfs parse (nodes, banks, caches, links, the CPU data from
+// /proc/cpuinfo and the CPU cache directories). The next Acquire that takes
+// a snapshot reads generation_id only; when it equals the parse's
+// generation, the topology root is the same, and the render-node filter,
+// re-run over the GPU nodes it saw in sysfs order, decides as it did, the
+// parse is reused. Otherwise (or with HKE_CONFIG_REPARSE_TOPOLOGY) sysfs is
+// read again. A parse that fails forgets the previous one; reading
+// generation_id or re-running the filter fails Acquire as a re-parse
+// would, and forgets the parse too; a failure after a good parse (a GFX
+// override, the apertures) keeps it. Everything below is derived again on
+// every Acquire, reused parse or not:
+//  - node filtering: a GPU whose render node cannot be opened (ENOENT,
+//    EPERM) is hidden; the opened nodes stay with the device state;
+//  - DRM AMDGPU_INFO(DEV_INFO) on the render node: the PCI revision (for
+//    the marketing name), the DRM family and the FUSION (integrated) flag;
+//  - the marketing name, through the platform's marketing_name operation
+//    (libdrm's amdgpu.ids); a pair the table does not list gets libdrm's
+//    generic "AMD Radeon Graphics"; only for nodes without CPU cores, as
+//    upstream 5.2.3;
+//  - the apertures of GET_PROCESS_APERTURES_NEW, from which the getters
+//    synthesise the LDS, SCRATCH and DEVICE_SVM banks (the shared SVM range
+//    is upstream's: from the highest GPUVM base, 2 MiB aligned, to the
+//    lowest canonical GPUVM limit), plus MMIO_REMAP once the memory
+//    subsystem has mapped that page (GpuNodeInfo::mmio_base).
+// Discovery-only contexts read sysfs only: every GPU is visible, and there
+// are no apertures, DEV_INFO or marketing names.
+// GFX version overrides (the context's gfx_overrides) fill OverrideEngineId
+// of the GPU nodes they apply to; one that resolves to a malformed value on
+// such a node fails Acquire with HSAKMT_STATUS_ERROR, as upstream fails on a
+// malformed HSA_OVERRIDE_GFX_VERSION[_<node>].
+//
+// Threading: every member runs with ctx.topology_lock() held; device calls
+// take the context lock inside it. Take does not bring the GPU VM up: the
+// memory subsystem does that after a Take (memory::AfterTopologyTaken).
+#ifndef HKE_LIB_TOPOLOGY_ACQUIRE_H_
+#define HKE_LIB_TOPOLOGY_ACQUIRE_H_
+
+#include <cstdint>
+
+#include "hsakmt/hsakmt.h"
+#include "lib/context/context.h"
+#include "lib/core/status.h"
+#include "lib/device/kfd_device.h"
+#include "lib/topology/snapshot.h"
+
+namespace hke::topology {
+
+class Acquisition {
+ public:
+  explicit Acquisition(Context& ctx) : ctx_(ctx), t_(ctx.topology()) {}
+
+  // The snapshot is current: taken in this open epoch.
+  bool Current() const { return t_.acquired && t_.epoch == device::OpenEpoch(ctx_); }
+
+  // Parses sysfs (or reuses the kept parse), applies the GFX overrides,
+  // derives what Acquire adds per GPU and reads the apertures; on success
+  // the snapshot is current, on failure nothing is served.
+  Status Take();
+
+  // Stops serving the snapshot (Release, a failed Acquire). The parse stays
+  // for reuse unless the configuration turns reuse off.
+  void Drop();
+
+  // The last Take failed on a malformed GFX version override.
+  bool gfx_override_failed() const { return gfx_override_failed_; }
+
+  // What Acquire derived for a GPU node; nullptr for other nodes.
+  const GpuNodeInfo* Gpu(uint32_t node) const;
+  // Synthetic banks of a GPU node, in upstream's order; returns how many
+  // were written to out[0..capacity) (all are counted when out is null).
+  uint32_t SyntheticBanks(uint32_t node, const HsaNodeProperties& props, HsaMemoryProperties* out,
+                          uint32_t capacity) const;
+
+  // Node properties with what Acquire derived (DEV_INFO's family and
+  // FUSION flag, the marketing name, the synthetic banks).
+  Status NodeProperties(uint32_t node, HsaNodeProperties* out) const;
+
+ private:
+  bool ReuseAllowed() const { return (ctx_.config().flags & HKE_CONFIG_REPARSE_TOPOLOGY) == 0; }
+  void ForgetParse();
+  // Reads the whole sysfs topology into the snapshot, recording the render
+  // filter's decisions; the parse is reusable only once it succeeded.
+  Status Parse();
+  // Whether the kept parse describes the tree now, for this open device:
+  // same root, same generation_id, same render-filter decisions (the
+  // filter opens the render nodes again, as a parse would). *out false
+  // means "parse again". A failure to read generation_id or of the filter
+  // is returned as a parse would return it, and forgets the parse.
+  Status CheckReuse(bool* out);
+  Status DeriveGpus();
+  // DEV_INFO and the marketing name. Failures leave the fields unset, as
+  // upstream leaves an empty name when libdrm cannot initialise.
+  void QueryDrm(const NodeRecord& r, GpuNodeInfo* g);
+  Status ReadApertures();
+  Context& ctx_;
+  TopologyState& t_;
+  bool gfx_override_failed_ = false;
+};
+
+}  // namespace hke::topology
+
+#endif  // HKE_LIB_TOPOLOGY_ACQUIRE_H_
