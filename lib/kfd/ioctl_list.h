@@ -7,7 +7,10 @@
 //  - the simulator's dispatch table (platform/sim/core/dispatch.cc), which
 //    takes each request's name, direction, size and first KFD version from
 //    here and adds only which handler serves it,
-//  - tests/kfd/ioctl_list_test.cc, which checks those agree with the list.
+// tests/kfd/ioctl_list_test.cc and tests/sim_core/ioctl_list_test.cc check
+// that those agree with the list; abi_crosscheck_test.cc and
+// abi_reference_test.cc check the list against the kernel's header and the
+// recorded upstream values.
 //
 // One line per request:
 //   X(nr, Name, NAME, dir, Args, size_kind, major, minor)
