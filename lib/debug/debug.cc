@@ -86,7 +86,7 @@ Status QueueSnapshotOnce(Context& ctx, uint32_t pid, DebugState& d, uint32_t cou
   HKE_RETURN_IF_ERROR(kfd::EncodeQueueSnapshot(pid, 0, count != 0 ? Addr(d.queues) : 0,
                                                count != 0 ? sizeof(d.queues) : 0, count, &a));
   const kfd::DbgTrapArgs sent = a;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocDbgTrap, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP GET_QUEUE_SNAPSHOT", s);
   const Status dec = kfd::DecodeSnapshot(sent, a, out);
   if (!dec.ok()) {
@@ -141,7 +141,7 @@ Status RuntimeEnable(Context& ctx, uint64_t r_debug, bool setup_ttmp) {
   HKE_RETURN_IF_ERROR(kfd::EncodeRuntimeEnable(r_debug, mode, &a));
   const kfd::RuntimeEnableArgs sent = a;
   const uint32_t epoch = device::OpenEpoch(ctx);
-  const Status s = device::KfdIoctl(ctx, kfd::kIocRuntimeEnable, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     if (s.is_errno(err::kEBUSY)) {
       return ctx.diag().Error(s, kArea, "RUNTIME_ENABLE: the runtime is already enabled (EBUSY)");
@@ -168,7 +168,7 @@ Status RuntimeDisable(Context& ctx) {
   HKE_RETURN_IF_ERROR(CheckRuntimeDebugSupport(ctx));
   kfd::RuntimeEnableArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeRuntimeEnable(0, 0, &a));
-  const Status s = device::KfdIoctl(ctx, kfd::kIocRuntimeEnable, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "RUNTIME_ENABLE (disable)", s);
   LockGuard g(ctx.debug_lock());
   ctx.debug().caps_valid = false;
@@ -203,7 +203,7 @@ Status DbgEnable(Context& ctx, void** out_info, uint32_t* out_size) {
   HKE_RETURN_IF_ERROR(kfd::EncodeDbgTrapEnable(f.pid, f.fd, 0, Addr(&scratch),
                                                static_cast<uint32_t>(sizeof(scratch)), &a));
   const kfd::DbgTrapArgs sent = a;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocDbgTrap, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP ENABLE", s);
   uint32_t filled = 0;
   const Status d = kfd::DecodeDbgTrapEnable(sent, a, &filled);
@@ -219,7 +219,7 @@ Status DbgDisable(Context& ctx) {
   HKE_RETURN_IF_ERROR(DebuggerFacts(ctx, "DbgDisable", &f));
   kfd::DbgTrapArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeDbgTrapDisable(f.pid, f.fd, &a));
-  const Status s = device::KfdIoctl(ctx, kfd::kIocDbgTrap, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP DISABLE", s);
   return Status::Ok();
 }
@@ -241,7 +241,7 @@ Status DeviceSnapshot(Context& ctx, void** out_data, uint32_t* out_count,
   HKE_RETURN_IF_ERROR(kfd::EncodeDeviceSnapshot(f.pid, 0, Addr(st.devices), sizeof(st.devices),
                                                 config::kMaxGpus, &a));
   const kfd::DbgTrapArgs sent = a;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocDbgTrap, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP GET_DEVICE_SNAPSHOT", s);
   kfd::SnapshotResult r{};
   const Status d = kfd::DecodeSnapshot(sent, a, &r);
@@ -292,7 +292,7 @@ Status QueueSnapshot(Context& ctx, void** out_data, uint32_t* out_count, uint32_
       kfd::DbgTrapArgs a{};
       HKE_RETURN_IF_ERROR(kfd::EncodeDbgSuspendQueues(f.pid, Addr(st.queue_ids), r.filled,
                                                       kfd::EcMask(kfd::kEcQueueNew), 0, &a));
-      const Status s = device::KfdIoctl(ctx, kfd::kIocDbgTrap, &a);
+      const Status s = device::Ioctl(ctx, &a);
       if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP SUSPEND_QUEUES", s);
       HKE_RETURN_IF_ERROR(QueueSnapshotOnce(ctx, f.pid, st, want, &r));
     }
@@ -345,7 +345,7 @@ Status TrapIoctl(Context& ctx, void* args, const uint64_t* queues, uint64_t* out
     auto* out_ids = reinterpret_cast<uint32_t*>(static_cast<uintptr_t>(array));
     for (uint32_t i = 0; i < count; ++i) out_ids[i] = ids[i];
   }
-  const Status s = device::KfdIoctl(ctx, kfd::kIocDbgTrap, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP", s);
   const auto* rep = reinterpret_cast<const unsigned char*>(&a);
   auto* out = static_cast<unsigned char*>(args);
@@ -361,11 +361,11 @@ Status LegacyRegister(Context& ctx, uint32_t node, bool register_node) {
   if (register_node) {
     kfd::DbgRegisterArgs a{};
     a.gpu_id = n.gpu_id;
-    s = device::KfdIoctl(ctx, kfd::kIocDbgRegisterDeprecated, &a);
+    s = device::Ioctl(ctx, &a);
   } else {
     kfd::DbgUnregisterArgs a{};
     a.gpu_id = n.gpu_id;
-    s = device::KfdIoctl(ctx, kfd::kIocDbgUnregisterDeprecated, &a);
+    s = device::Ioctl(ctx, &a);
   }
   if (!s.ok()) {
     return KernelFailure(ctx,

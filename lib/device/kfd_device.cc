@@ -212,22 +212,28 @@ Status CheckOpen(Context& ctx) {
   return Status::Ok();
 }
 
-Status KfdIoctl(Context& ctx, uint32_t request, void* arg) {
-  int fd = -1;
+Status KfdFd(Context& ctx, int* out_fd) {
+  LockGuard g(ctx.lock());
+  if (ctx.device().open_count == 0 || ctx.device().kfd_fd < 0) return FailedPrecondition();
+  if (ctx.device().forked) return ForkedChild();
+  *out_fd = ctx.device().kfd_fd;
+  return Status::Ok();
+}
+
+Status KfdReply(Context& ctx, Status s, const char* area) {
+  if (!s.is_errno(err::kEBADF)) return s;
   {
     LockGuard g(ctx.lock());
-    if (ctx.device().open_count == 0 || ctx.device().kfd_fd < 0) return FailedPrecondition();
-    if (ctx.device().forked) return ForkedChild();
-    fd = ctx.device().kfd_fd;
-  }
-  Status s = ctx.platform().Ioctl(fd, request, arg);
-  if (s.is_errno(err::kEBADF)) {
-    LockGuard g(ctx.lock());
     ctx.device().forked = true;
-    return ctx.diag().Error(ForkedChild(), kArea,
-                            "the kernel refused the KFD descriptor (EBADF): forked child");
   }
-  return s;
+  return ctx.diag().Error(ForkedChild(), area,
+                          "the kernel refused the KFD descriptor (EBADF): forked child");
+}
+
+Status KfdIoctl(Context& ctx, uint32_t request, void* arg) {
+  int fd = -1;
+  HKE_RETURN_IF_ERROR(KfdFd(ctx, &fd));
+  return KfdReply(ctx, ctx.platform().Ioctl(fd, request, arg), kArea);
 }
 
 Status GetVersion(Context& ctx, uint32_t* out_major, uint32_t* out_minor) {

@@ -32,6 +32,7 @@
 
 #include "lib/context/context.h"
 #include "lib/core/status.h"
+#include "lib/kfd/abi.h"
 
 namespace hke::device {
 
@@ -58,9 +59,31 @@ void ForceClose(Context& ctx);
 // device call must come through an entry point (lib/context/open_gate.h).
 Status CheckOpen(Context& ctx);
 
+// The descriptor a KFD ioctl goes to: FAILED_PRECONDITION when the device
+// is not open, FORKED_CHILD in a child already known to be forked.
+Status KfdFd(Context& ctx, int* out_fd);
+
+// The fork rule, for every KFD ioctl's result: the kernel refuses a
+// descriptor inherited across fork with EBADF, so EBADF marks the context
+// forked and becomes FORKED_CHILD (with a diagnostic under `area`); any
+// other result is returned as it is.
+Status KfdReply(Context& ctx, Status s, const char* area);
+
 // Issues a KFD ioctl on the context's descriptor with the platform's retry
-// policy. EBADF marks the context forked and returns FORKED_CHILD.
+// policy; KfdFd's refusals, then KfdReply's rule. Takes the request
+// explicitly: for SVM (its size field is the payload length) and the
+// deprecated debugger requests sent as byte buffers; everything else uses
+// Ioctl below.
 Status KfdIoctl(Context& ctx, uint32_t request, void* arg);
+
+// KfdIoctl with the request of the argument structure (kfd::IoctlOf, from
+// the one list lib/kfd/ioctl_list.h).
+template <class Args>
+Status Ioctl(Context& ctx, Args* a) {
+  static_assert(!kfd::IoctlOf<Args>::kVariable,
+                "a variable-size request needs its size field: use KfdIoctl");
+  return KfdIoctl(ctx, kfd::IoctlOf<Args>::kRequest, a);
+}
 
 // The version from the handshake; FAILED_PRECONDITION when not open.
 Status GetVersion(Context& ctx, uint32_t* out_major, uint32_t* out_minor);

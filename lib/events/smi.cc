@@ -41,7 +41,7 @@ Status OpenSmi(Context& ctx, uint32_t node, int* out_fd) {
   }
   kfd::SmiEventsArgs a{};
   a.gpuid = gpu_id;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocSmiEvents, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     FixedText<96> t;
     t.Append("SMI_EVENTS failed: ").Append(StatusName(s));

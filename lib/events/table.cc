@@ -136,7 +136,7 @@ Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_r
   kfd::CreateEventArgs args{};
   HKE_RETURN_IF_ERROR(kfd::EncodeCreateEvent(req, &args));
   const kfd::CreateEventArgs sent = args;
-  Status s = device::KfdIoctl(ctx, kfd::kIocCreateEvent, &args);
+  Status s = device::Ioctl(ctx, &args);
   if (!s.ok()) {
     FixedText<96> t;
     t.Append("CREATE_EVENT failed: ").Append(StatusName(s));
@@ -162,7 +162,7 @@ Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_r
 Status DestroyKernelEvent(Context& ctx, uint32_t id) {
   kfd::DestroyEventArgs a{};
   Status s = EncodeDestroy(id, &a);
-  if (s.ok()) s = device::KfdIoctl(ctx, kfd::kIocDestroyEvent, &a);
+  if (s.ok()) s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     FixedText<96> t;
     t.Append("DESTROY_EVENT of id ").AppendU64(id).Append(" failed: ").Append(StatusName(s));
@@ -174,7 +174,7 @@ Status DestroyKernelEvent(Context& ctx, uint32_t id) {
 Status SetKernelEvent(Context& ctx, uint32_t id) {
   kfd::SetEventArgs a{};
   HKE_RETURN_IF_ERROR(EncodeSet(id, &a));
-  const Status s = device::KfdIoctl(ctx, kfd::kIocSetEvent, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     FixedText<96> t;
     t.Append("SET_EVENT failed: ").Append(StatusName(s));
@@ -368,7 +368,7 @@ Status PinnedSignalCall(Context& ctx, const HsaEvent* event, const char* what, b
   } else {
     kfd::ResetEventArgs a{};
     s = EncodeReset(id, &a);
-    if (s.ok()) s = device::KfdIoctl(ctx, kfd::kIocResetEvent, &a);
+    if (s.ok()) s = device::Ioctl(ctx, &a);
     if (!s.ok()) {
       FixedText<96> t;
       t.Append("RESET_EVENT failed: ").Append(StatusName(s));

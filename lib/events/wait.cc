@@ -27,31 +27,15 @@ constexpr uint64_t kNsPerMs = 1000000;
 
 Status WaitIoctlOnce(Context& ctx, kfd::WaitEventsArgs* a) {
   int fd = -1;
-  {
-    LockGuard g(ctx.lock());
-    const DeviceState& d = ctx.device();
-    if (d.open_count == 0 || d.kfd_fd < 0) return FailedPrecondition();
-    if (d.forked) return Status::Api(HKE_STATUS_FORKED_CHILD);
-    fd = d.kfd_fd;
-  }
+  HKE_RETURN_IF_ERROR(device::KfdFd(ctx, &fd));
   const hke_platform& p = ctx.platform().raw();
   // The wait leaves the open gate while it is in the kernel, so a close
   // never waits for a waiter (the caller's entry point holds it shared).
   ctx.open_gate().LeaveShared();
-  const int rc = p.ops->ioctl(p.self, fd, kfd::kIocWaitEvents, a);
+  const int rc = p.ops->ioctl(p.self, fd, kfd::IoctlOf<kfd::WaitEventsArgs>::kRequest, a);
   ctx.open_gate().EnterShared();
-  if (rc == 0) return Status::Ok();
-  if (rc == err::kEBADF) {
-    // The same rule as device::KfdIoctl: the kernel refuses an inherited
-    // descriptor, so this is a forked child.
-    {
-      LockGuard g(ctx.lock());
-      ctx.device().forked = true;
-    }
-    return ctx.diag().Error(Status::Api(HKE_STATUS_FORKED_CHILD), kArea,
-                            "the kernel refused the KFD descriptor (EBADF): forked child");
-  }
-  return Status::Errno(rc);
+  // The same fork rule as every other KFD ioctl (device::KfdReply).
+  return device::KfdReply(ctx, rc == 0 ? Status::Ok() : Status::Errno(rc), kArea);
 }
 
 bool Now(Context& ctx, uint64_t* ns) { return ctx.platform().ClockNs(HKE_CLOCK_MONOTONIC, ns).ok(); }

@@ -20,6 +20,7 @@
 #include <cstdint>
 
 #include "lib/kfd/ioc.h"
+#include "lib/kfd/ioctl_list.h"
 
 namespace hke::kfd {
 
@@ -1090,73 +1091,39 @@ constexpr uint64_t kMaxEventsMapping = uint64_t{kSignalEventLimit} * kEventSlotS
 // Request numbers
 // ---------------------------------------------------------------------------
 
-namespace detail {
-constexpr uint32_t K(uint8_t dir, uint8_t nr, size_t size) {
-  return IocEncode(dir, kKfdIocType, nr, size);
+// Derived from the one list (ioctl_list.h): kIoc<Name> for every request,
+// and IoctlOf<Args>, the request a fixed-size argument structure travels
+// with. SVM's size field carries its payload length (kIocSvm has the
+// fixed head's size); CREATE_PROCESS (0x27) takes no argument.
+
+// The argument structure of a request without one.
+struct NoArgs {};
+
+enum IoctlSizeKind : uint8_t { kFixedSize, kVariableSize };
+
+template <class Args>
+constexpr size_t IoctlArgSize() {
+  return sizeof(Args);
 }
-}  // namespace detail
+template <>
+constexpr size_t IoctlArgSize<NoArgs>() {
+  return 0;
+}
 
-constexpr uint32_t kIocGetVersion = detail::K(kIocRead, 0x01, sizeof(GetVersionArgs));
-constexpr uint32_t kIocCreateQueue = detail::K(kIocReadWrite, 0x02, sizeof(CreateQueueArgs));
-constexpr uint32_t kIocDestroyQueue = detail::K(kIocReadWrite, 0x03, sizeof(DestroyQueueArgs));
-constexpr uint32_t kIocSetMemoryPolicy = detail::K(kIocWrite, 0x04, sizeof(SetMemoryPolicyArgs));
-constexpr uint32_t kIocGetClockCounters =
-    detail::K(kIocReadWrite, 0x05, sizeof(GetClockCountersArgs));
-constexpr uint32_t kIocGetProcessApertures =
-    detail::K(kIocRead, 0x06, sizeof(GetProcessAperturesArgs));
-constexpr uint32_t kIocUpdateQueue = detail::K(kIocWrite, 0x07, sizeof(UpdateQueueArgs));
-constexpr uint32_t kIocCreateEvent = detail::K(kIocReadWrite, 0x08, sizeof(CreateEventArgs));
-constexpr uint32_t kIocDestroyEvent = detail::K(kIocWrite, 0x09, sizeof(DestroyEventArgs));
-constexpr uint32_t kIocSetEvent = detail::K(kIocWrite, 0x0A, sizeof(SetEventArgs));
-constexpr uint32_t kIocResetEvent = detail::K(kIocWrite, 0x0B, sizeof(ResetEventArgs));
-constexpr uint32_t kIocWaitEvents = detail::K(kIocReadWrite, 0x0C, sizeof(WaitEventsArgs));
-constexpr uint32_t kIocDbgRegisterDeprecated = detail::K(kIocWrite, 0x0D, sizeof(DbgRegisterArgs));
-constexpr uint32_t kIocDbgUnregisterDeprecated =
-    detail::K(kIocWrite, 0x0E, sizeof(DbgUnregisterArgs));
-constexpr uint32_t kIocDbgAddressWatchDeprecated =
-    detail::K(kIocWrite, 0x0F, sizeof(DbgAddressWatchArgs));
-constexpr uint32_t kIocDbgWaveControlDeprecated =
-    detail::K(kIocWrite, 0x10, sizeof(DbgWaveControlArgs));
-constexpr uint32_t kIocSetScratchBackingVa =
-    detail::K(kIocReadWrite, 0x11, sizeof(SetScratchBackingVaArgs));
-constexpr uint32_t kIocGetTileConfig = detail::K(kIocReadWrite, 0x12, sizeof(GetTileConfigArgs));
-constexpr uint32_t kIocSetTrapHandler = detail::K(kIocWrite, 0x13, sizeof(SetTrapHandlerArgs));
-constexpr uint32_t kIocGetProcessAperturesNew =
-    detail::K(kIocReadWrite, 0x14, sizeof(GetProcessAperturesNewArgs));
-constexpr uint32_t kIocAcquireVm = detail::K(kIocWrite, 0x15, sizeof(AcquireVmArgs));
-constexpr uint32_t kIocAllocMemoryOfGpu =
-    detail::K(kIocReadWrite, 0x16, sizeof(AllocMemoryOfGpuArgs));
-constexpr uint32_t kIocFreeMemoryOfGpu = detail::K(kIocWrite, 0x17, sizeof(FreeMemoryOfGpuArgs));
-constexpr uint32_t kIocMapMemoryToGpu = detail::K(kIocReadWrite, 0x18, sizeof(MapMemoryToGpuArgs));
-constexpr uint32_t kIocUnmapMemoryFromGpu =
-    detail::K(kIocReadWrite, 0x19, sizeof(UnmapMemoryFromGpuArgs));
-constexpr uint32_t kIocSetCuMask = detail::K(kIocWrite, 0x1A, sizeof(SetCuMaskArgs));
-constexpr uint32_t kIocGetQueueWaveState =
-    detail::K(kIocReadWrite, 0x1B, sizeof(GetQueueWaveStateArgs));
-constexpr uint32_t kIocGetDmabufInfo = detail::K(kIocReadWrite, 0x1C, sizeof(GetDmabufInfoArgs));
-constexpr uint32_t kIocImportDmabuf = detail::K(kIocReadWrite, 0x1D, sizeof(ImportDmabufArgs));
-constexpr uint32_t kIocAllocQueueGws = detail::K(kIocReadWrite, 0x1E, sizeof(AllocQueueGwsArgs));
-constexpr uint32_t kIocSmiEvents = detail::K(kIocReadWrite, 0x1F, sizeof(SmiEventsArgs));
-// Base SVM request (no attributes); the real size field is 24 + 8 * nattr.
-constexpr uint32_t kIocSvm = detail::K(kIocReadWrite, 0x20, sizeof(SvmArgs));
-constexpr uint32_t kIocSetXnackMode = detail::K(kIocReadWrite, 0x21, sizeof(SetXnackModeArgs));
-constexpr uint32_t kIocCriuOp = detail::K(kIocReadWrite, 0x22, sizeof(CriuArgs));
-constexpr uint32_t kIocAvailableMemory =
-    detail::K(kIocReadWrite, 0x23, sizeof(GetAvailableMemoryArgs));
-constexpr uint32_t kIocExportDmabuf = detail::K(kIocReadWrite, 0x24, sizeof(ExportDmabufArgs));
-constexpr uint32_t kIocRuntimeEnable = detail::K(kIocReadWrite, 0x25, sizeof(RuntimeEnableArgs));
-constexpr uint32_t kIocDbgTrap = detail::K(kIocReadWrite, 0x26, sizeof(DbgTrapArgs));
-// No argument: replaces the fd's process with a new secondary one.
-constexpr uint32_t kIocCreateProcess = detail::K(kIocNone, 0x27, 0);
+// IoctlOf<Args>::kRequest: the request of the structure. Every structure
+// appears once in the list; a structure no request takes has no IoctlOf.
+template <class Args>
+struct IoctlOf;
 
-constexpr uint32_t kIocIpcImportHandle =
-    detail::K(kIocReadWrite, 0x80, sizeof(IpcImportHandleArgs));
-constexpr uint32_t kIocIpcExportHandle =
-    detail::K(kIocReadWrite, 0x81, sizeof(IpcExportHandleArgs));
-constexpr uint32_t kIocCrossMemoryCopy =
-    detail::K(kIocReadWrite, 0x83, sizeof(CrossMemoryCopyArgs));
-constexpr uint32_t kIocRlcSpm = detail::K(kIocReadWrite, 0x84, sizeof(SpmArgs));
-constexpr uint32_t kIocPcSample = detail::K(kIocReadWrite, 0x85, sizeof(PcSampleArgs));
+#define HKE_KFD_IOCTL_DEFINE(nr, Name, NAME, dir, Args, kind, major, minor)           \
+  constexpr uint32_t kIoc##Name = IocEncode(dir, kKfdIocType, nr, IoctlArgSize<Args>()); \
+  template <>                                                                          \
+  struct IoctlOf<Args> {                                                               \
+    static constexpr uint32_t kRequest = kIoc##Name;                                   \
+    static constexpr bool kVariable = (kind) == kVariableSize;                         \
+  };
+HKE_KFD_IOCTL_LIST(HKE_KFD_IOCTL_DEFINE)
+#undef HKE_KFD_IOCTL_DEFINE
 
 // Upstream dispatch range [first, end) and the DKMS range.
 constexpr uint32_t kKfdCommandStart = 0x01;

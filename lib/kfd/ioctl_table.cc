@@ -1,4 +1,5 @@
-// Constant table of every known request; see ioctl_table.h.
+// Constant table of every known request, the KFD ones derived from the
+// list in ioctl_list.h; see ioctl_table.h.
 #include "lib/kfd/ioctl_table.h"
 
 #include "lib/kfd/abi.h"
@@ -11,53 +12,12 @@ constexpr IoctlInfo Entry(uint32_t request, const char* name, bool variable = fa
   return IoctlInfo{request, name, IocNr(request), IocSize(request), IocDir(request), variable};
 }
 
-#define HKE_KFD_ENTRY(code, name) Entry(code, "AMDKFD_IOC_" name)
+// The KFD requests come from the list (ioctl_list.h), in its order.
+#define HKE_KFD_ENTRY(nr, Name, NAME, dir, Args, kind, major, minor) \
+  Entry(kIoc##Name, "AMDKFD_IOC_" #NAME, (kind) == kVariableSize),
 
 constexpr IoctlInfo kTable[] = {
-    HKE_KFD_ENTRY(kIocGetVersion, "GET_VERSION"),
-    HKE_KFD_ENTRY(kIocCreateQueue, "CREATE_QUEUE"),
-    HKE_KFD_ENTRY(kIocDestroyQueue, "DESTROY_QUEUE"),
-    HKE_KFD_ENTRY(kIocSetMemoryPolicy, "SET_MEMORY_POLICY"),
-    HKE_KFD_ENTRY(kIocGetClockCounters, "GET_CLOCK_COUNTERS"),
-    HKE_KFD_ENTRY(kIocGetProcessApertures, "GET_PROCESS_APERTURES"),
-    HKE_KFD_ENTRY(kIocUpdateQueue, "UPDATE_QUEUE"),
-    HKE_KFD_ENTRY(kIocCreateEvent, "CREATE_EVENT"),
-    HKE_KFD_ENTRY(kIocDestroyEvent, "DESTROY_EVENT"),
-    HKE_KFD_ENTRY(kIocSetEvent, "SET_EVENT"),
-    HKE_KFD_ENTRY(kIocResetEvent, "RESET_EVENT"),
-    HKE_KFD_ENTRY(kIocWaitEvents, "WAIT_EVENTS"),
-    HKE_KFD_ENTRY(kIocDbgRegisterDeprecated, "DBG_REGISTER_DEPRECATED"),
-    HKE_KFD_ENTRY(kIocDbgUnregisterDeprecated, "DBG_UNREGISTER_DEPRECATED"),
-    HKE_KFD_ENTRY(kIocDbgAddressWatchDeprecated, "DBG_ADDRESS_WATCH_DEPRECATED"),
-    HKE_KFD_ENTRY(kIocDbgWaveControlDeprecated, "DBG_WAVE_CONTROL_DEPRECATED"),
-    HKE_KFD_ENTRY(kIocSetScratchBackingVa, "SET_SCRATCH_BACKING_VA"),
-    HKE_KFD_ENTRY(kIocGetTileConfig, "GET_TILE_CONFIG"),
-    HKE_KFD_ENTRY(kIocSetTrapHandler, "SET_TRAP_HANDLER"),
-    HKE_KFD_ENTRY(kIocGetProcessAperturesNew, "GET_PROCESS_APERTURES_NEW"),
-    HKE_KFD_ENTRY(kIocAcquireVm, "ACQUIRE_VM"),
-    HKE_KFD_ENTRY(kIocAllocMemoryOfGpu, "ALLOC_MEMORY_OF_GPU"),
-    HKE_KFD_ENTRY(kIocFreeMemoryOfGpu, "FREE_MEMORY_OF_GPU"),
-    HKE_KFD_ENTRY(kIocMapMemoryToGpu, "MAP_MEMORY_TO_GPU"),
-    HKE_KFD_ENTRY(kIocUnmapMemoryFromGpu, "UNMAP_MEMORY_FROM_GPU"),
-    HKE_KFD_ENTRY(kIocSetCuMask, "SET_CU_MASK"),
-    HKE_KFD_ENTRY(kIocGetQueueWaveState, "GET_QUEUE_WAVE_STATE"),
-    HKE_KFD_ENTRY(kIocGetDmabufInfo, "GET_DMABUF_INFO"),
-    HKE_KFD_ENTRY(kIocImportDmabuf, "IMPORT_DMABUF"),
-    HKE_KFD_ENTRY(kIocAllocQueueGws, "ALLOC_QUEUE_GWS"),
-    HKE_KFD_ENTRY(kIocSmiEvents, "SMI_EVENTS"),
-    Entry(kIocSvm, "AMDKFD_IOC_SVM", /*variable=*/true),
-    HKE_KFD_ENTRY(kIocSetXnackMode, "SET_XNACK_MODE"),
-    HKE_KFD_ENTRY(kIocCriuOp, "CRIU_OP"),
-    HKE_KFD_ENTRY(kIocAvailableMemory, "AVAILABLE_MEMORY"),
-    HKE_KFD_ENTRY(kIocExportDmabuf, "EXPORT_DMABUF"),
-    HKE_KFD_ENTRY(kIocRuntimeEnable, "RUNTIME_ENABLE"),
-    HKE_KFD_ENTRY(kIocDbgTrap, "DBG_TRAP"),
-    HKE_KFD_ENTRY(kIocCreateProcess, "CREATE_PROCESS"),
-    HKE_KFD_ENTRY(kIocIpcImportHandle, "IPC_IMPORT_HANDLE"),
-    HKE_KFD_ENTRY(kIocIpcExportHandle, "IPC_EXPORT_HANDLE"),
-    HKE_KFD_ENTRY(kIocCrossMemoryCopy, "CROSS_MEMORY_COPY"),
-    HKE_KFD_ENTRY(kIocRlcSpm, "RLC_SPM"),
-    HKE_KFD_ENTRY(kIocPcSample, "PC_SAMPLE"),
+    HKE_KFD_IOCTL_LIST(HKE_KFD_ENTRY)
     Entry(drm::kIocVersion, "DRM_IOCTL_VERSION"),
     Entry(drm::kIocGetClient, "DRM_IOCTL_GET_CLIENT"),
     Entry(drm::kIocAmdgpuInfo, "DRM_IOCTL_AMDGPU_INFO"),

@@ -1,7 +1,8 @@
 // Table of every ioctl request the library knows: all KFD requests (upstream
-// 0x01..0x27 and the DKMS-only 0x80..0x85) and the DRM requests the library
-// issues on render nodes. Used by the trace decorator to name requests and
-// by tests to cross-check the ABI.
+// 0x01..0x27 and the DKMS-only 0x80..0x85, derived from the one list in
+// ioctl_list.h) and the DRM requests the library issues on render nodes.
+// Used by the trace and fault decorators to name requests and by tests to
+// cross-check the ABI.
 //
 // The table is constant data; lookups are pure and thread-safe.
 #ifndef HKE_LIB_KFD_IOCTL_TABLE_H_

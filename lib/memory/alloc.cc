@@ -217,7 +217,7 @@ Status SetScratchBacking(Context& ctx, const MemoryState& m, uint16_t gpu, uint6
   kfd::SetScratchBackingVaArgs a{};
   a.va_addr = va >> 16;
   a.gpu_id = m.gpus[gpu].gpu_id;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocSetScratchBackingVa, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     FixedText<96> t;
     t.Append("SET_SCRATCH_BACKING_VA failed: ").Append(StatusName(s));

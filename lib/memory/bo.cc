@@ -21,7 +21,7 @@ Status AllocBo(Context& ctx, const MemoryState& m, uint16_t gpu, uint32_t kfd_fl
   Status s = kfd::EncodeAllocMemoryOfGpu(req, &sent);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the allocation request is invalid");
   kfd::AllocMemoryOfGpuArgs reply = sent;
-  s = device::KfdIoctl(ctx, kfd::kIocAllocMemoryOfGpu, &reply);
+  s = device::Ioctl(ctx, &reply);
   if (!s.ok()) {
     FixedText<128> t;
     t.Append("ALLOC_MEMORY_OF_GPU failed: ").Append(StatusName(s));
@@ -49,7 +49,7 @@ Status AllocBo(Context& ctx, const MemoryState& m, uint16_t gpu, uint32_t kfd_fl
 Status FreeBo(Context& ctx, uint64_t handle) {
   kfd::FreeMemoryOfGpuArgs a{};
   Status s = kfd::EncodeFreeMemoryOfGpu(handle, &a);
-  if (s.ok()) s = device::KfdIoctl(ctx, kfd::kIocFreeMemoryOfGpu, &a);
+  if (s.ok()) s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     FixedText<96> t;
     t.Append("FREE_MEMORY_OF_GPU failed: ").Append(StatusName(s));

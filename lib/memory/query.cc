@@ -151,7 +151,7 @@ Status Available(Context& ctx, uint32_t node, uint64_t* out_bytes) {
   kfd::GetAvailableMemoryArgs sent{};
   HKE_RETURN_IF_ERROR(kfd::EncodeAvailableMemory(gpu_id, &sent));
   kfd::GetAvailableMemoryArgs reply = sent;
-  Status s = device::KfdIoctl(ctx, kfd::kIocAvailableMemory, &reply);
+  Status s = device::Ioctl(ctx, &reply);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "AVAILABLE_MEMORY failed");
   uint64_t bytes = 0;
   s = kfd::DecodeAvailableMemory(sent, reply, &bytes);
@@ -166,7 +166,7 @@ Status Xnack(Context& ctx, int32_t value, int32_t* out) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   kfd::SetXnackModeArgs a{};
   a.xnack_enabled = value;
-  Status s = device::KfdIoctl(ctx, kfd::kIocSetXnackMode, &a);
+  Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     if (s.is_errno(err::kEBUSY)) {
       return ctx.diag().Error(s, kArea, "XNACK mode cannot change while queues exist");
@@ -341,7 +341,7 @@ Status ExportDmabuf(Context& ctx, uint64_t addr, uint64_t size, uint64_t flags, 
   kfd::ExportDmabufArgs a{};
   a.handle = o->handle;
   a.flags = 02000000;  // O_CLOEXEC (the kernel takes open(2) flags)
-  Status s = device::KfdIoctl(ctx, kfd::kIocExportDmabuf, &a);
+  Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "EXPORT_DMABUF failed");
   if (static_cast<int32_t>(a.dmabuf_fd) < 0) {
     return ctx.diag().Error(Protocol(), kArea, "EXPORT_DMABUF returned a negative descriptor");

@@ -108,7 +108,7 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
   info.dmabuf_fd = static_cast<uint32_t>(a.dmabuf_fd);
   info.metadata_ptr = reinterpret_cast<uintptr_t>(meta);
   info.metadata_size = sizeof(meta);
-  Status s = device::KfdIoctl(ctx, kfd::kIocGetDmabufInfo, &info);
+  Status s = device::Ioctl(ctx, &info);
   if (!s.ok() && info.metadata_size > sizeof(meta)) {
     return ctx.diag().Error(Protocol(), kArea,
                             "GET_DMABUF_INFO asks for more metadata than amdgpu keeps (256 bytes)");
@@ -154,7 +154,7 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
   imp.va_addr = with_va ? r.va : 0;
   imp.gpu_id = info.gpu_id;
   imp.dmabuf_fd = static_cast<uint32_t>(a.dmabuf_fd);
-  s = device::KfdIoctl(ctx, kfd::kIocImportDmabuf, &imp);
+  s = device::Ioctl(ctx, &imp);
   if (!s.ok()) s = ctx.diag().Error(s, kArea, "IMPORT_DMABUF failed");
   if (s.ok() && (kfd::HandleGpuId(imp.handle) != info.gpu_id || HandleHeld(m, imp.handle))) {
     s = ctx.diag().Error(Protocol(), kArea,
@@ -214,7 +214,7 @@ Status ShareMemory(Context& ctx, uint64_t addr, uint64_t size, HsaSharedMemoryHa
   e.handle = o->handle;
   e.gpu_id = m.gpus[o->gpu].gpu_id;
   e.flags = o->mem_flags;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocIpcExportHandle, &e);
+  const Status s = device::Ioctl(ctx, &e);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "IPC_EXPORT_HANDLE failed");
   HsaSharedMemoryHandle h = {};
   for (uint32_t i = 0; i < 4; ++i) h[i] = e.share_handle[i];
@@ -264,7 +264,7 @@ Status RegisterShared(Context& ctx, const HsaSharedMemoryHandle* handle, const u
   for (uint32_t i = 0; i < 4; ++i) imp.share_handle[i] = h[i];
   imp.va_addr = no_address ? 0 : r.va;
   imp.gpu_id = h[kWordGpu];
-  s = device::KfdIoctl(ctx, kfd::kIocIpcImportHandle, &imp);
+  s = device::Ioctl(ctx, &imp);
   if (!s.ok()) s = ctx.diag().Error(s, kArea, "IPC_IMPORT_HANDLE failed");
   // A handle of another GPU or of a live buffer is not ours to free.
   if (s.ok() && (kfd::HandleGpuId(imp.handle) != imp.gpu_id || HandleHeld(m, imp.handle))) {

@@ -245,7 +245,7 @@ Status AcquireVms(Context& ctx, MemoryState& m) {
     kfd::AcquireVmArgs a{};
     a.drm_fd = static_cast<uint32_t>(gpu.render_fd);
     a.gpu_id = gpu.gpu_id;
-    const Status s = device::KfdIoctl(ctx, kfd::kIocAcquireVm, &a);
+    const Status s = device::Ioctl(ctx, &a);
     if (!s.ok()) {
       FixedText<96> t;
       t.Append("ACQUIRE_VM failed for gpu_id ").AppendU64(gpu.gpu_id).Append(": ").Append(
@@ -272,7 +272,7 @@ Status SetPolicies(Context& ctx, MemoryState& m) {
       a.alternate_aperture_base = m.svm_base;
       a.alternate_aperture_size = m.svm_limit - m.svm_base + 1;
     }
-    const Status s = device::KfdIoctl(ctx, kfd::kIocSetMemoryPolicy, &a);
+    const Status s = device::Ioctl(ctx, &a);
     if (!s.ok()) {
       FixedText<96> t;
       t.Append("SET_MEMORY_POLICY failed: ").Append(StatusName(s));

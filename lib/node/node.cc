@@ -81,7 +81,7 @@ Status GetClockCounters(Context& ctx, uint32_t node, HsaClockCounters* out) {
     uint64_t before = 0;
     uint64_t after = 0;
     const bool timed = ctx.platform().ClockNs(HKE_CLOCK_MONOTONIC_RAW, &before).ok();
-    const Status s = device::KfdIoctl(ctx, kfd::kIocGetClockCounters, &a);
+    const Status s = device::Ioctl(ctx, &a);
     if (!s.ok()) return KernelFailure(ctx, "GET_CLOCK_COUNTERS", s);
     kfd::ClockSample sample{};
     const Status d = kfd::DecodeGetClockCounters(sent, a, &sample);
@@ -134,7 +134,7 @@ Status GetTileConfig(Context& ctx, uint32_t node, HsaGpuTileConfig* config) {
                             "address space");
   }
   const kfd::GetTileConfigArgs sent = a;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocGetTileConfig, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "GET_TILE_CONFIG", s);
   kfd::TileConfigResult r{};
   const Status d = kfd::DecodeGetTileConfig(sent, a, &r);
@@ -159,7 +159,7 @@ Status SetTrapHandler(Context& ctx, uint32_t node, uint64_t tba, uint64_t tma) {
   if (n.gpu_id == 0) return NotAGpu(ctx, "SetTrapHandler", node);
   kfd::SetTrapHandlerArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeSetTrapHandler(n.gpu_id, tba, tma, &a));
-  const Status s = device::KfdIoctl(ctx, kfd::kIocSetTrapHandler, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "SET_TRAP_HANDLER", s);
   return Status::Ok();
 }
@@ -195,7 +195,7 @@ Status SetMemoryPolicy(Context& ctx, uint32_t node, uint32_t default_policy,
                             "SetMemoryPolicy: policies must be CACHED or NONCACHED and the "
                             "alternate range page aligned");
   }
-  const Status s = device::KfdIoctl(ctx, kfd::kIocSetMemoryPolicy, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, "SET_MEMORY_POLICY", s);
   return Status::Ok();
 }

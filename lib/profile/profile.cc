@@ -90,7 +90,7 @@ Status SpmSimple(Context& ctx, uint32_t node, uint32_t op, const char* call) {
   HKE_RETURN_IF_ERROR(kfd::EncodeRlcSpm(req, &a));
   uint32_t held = 0;
   HKE_RETURN_IF_ERROR(PinSpm(ctx, node, &held));
-  const Status s = device::KfdIoctl(ctx, kfd::kIocRlcSpm, &a);
+  const Status s = device::Ioctl(ctx, &a);
   // ACQUIRE starts without a buffer; RELEASE drops the one the kernel held.
   UnpinSpm(ctx, node, s.ok(), 0);
   if (!s.ok()) {
@@ -151,7 +151,7 @@ Status TraceOp(Context& ctx, const TraceSlot& t, uint32_t op, const char* what) 
   kfd::PcSampleArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodePcSample(req, &a));
   const kfd::PcSampleArgs sent = a;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocPcSample, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return KernelFailure(ctx, what, s);
   uint32_t ignored = 0;
   const Status dec = kfd::DecodePcSample(sent, a, &ignored);
@@ -199,7 +199,7 @@ Status SpmSetDestBuffer(Context& ctx, uint32_t node, uint32_t size, uint64_t des
   uint32_t held = 0;
   HKE_RETURN_IF_ERROR(PinSpm(ctx, node, &held));
   const kfd::SpmArgs sent = a;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocRlcSpm, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
     UnpinSpm(ctx, node, false, 0);
     return KernelFailure(ctx, "RLC_SPM SET_DEST_BUF", s);
@@ -250,7 +250,7 @@ Status PcSamplingQuery(Context& ctx, uint32_t node, kfd::PcSampleInfo* infos, ui
   kfd::PcSampleArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodePcSample(req, &a));
   const kfd::PcSampleArgs sent = a;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocPcSample, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok() && !s.is_errno(err::kENOSPC)) {
     return KernelFailure(ctx, "PC_SAMPLE QUERY_CAPABILITIES", s);
   }
@@ -339,7 +339,7 @@ Status PcSamplingCreate(Context& ctx, uint32_t node, kfd::PcSampleInfo* info, ui
   kfd::PcSampleArgs a{};
   Status s = kfd::EncodePcSample(req, &a);
   const kfd::PcSampleArgs sent = a;
-  if (s.ok()) s = device::KfdIoctl(ctx, kfd::kIocPcSample, &a);
+  if (s.ok()) s = device::Ioctl(ctx, &a);
   uint32_t kernel_id = 0;
   Status bad;
   if (s.ok()) {

@@ -451,7 +451,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   s = kfd::EncodeCreateQueue(req, &sent);
   if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "the CREATE_QUEUE request is invalid"));
   kfd::CreateQueueArgs reply = sent;
-  s = device::KfdIoctl(ctx, kfd::kIocCreateQueue, &reply);
+  s = device::Ioctl(ctx, &reply);
   if (!s.ok()) return fail(ctx.diag().Error(s, kArea, "the kernel refused CREATE_QUEUE"));
   kfd::CreateQueueResult r{};
   s = kfd::DecodeCreateQueue(sent, reply, &r);
@@ -459,7 +459,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   if (!s.ok()) {
     kfd::DestroyQueueArgs d{};
     if (kfd::EncodeDestroyQueue(reply.queue_id, &d).ok()) {
-      (void)device::KfdIoctl(ctx, kfd::kIocDestroyQueue, &d);
+      (void)device::Ioctl(ctx, &d);
     }
     return fail(ctx.diag().Error(s, kArea, "the CREATE_QUEUE reply is unusable"));
   }
@@ -508,7 +508,7 @@ Status Update(Context& ctx, uint64_t queue_id, uint32_t percentage, int64_t prio
   kfd::UpdateQueueArgs a{};
   s = kfd::EncodeUpdateQueue(u, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the UPDATE_QUEUE request is invalid");
-  s = device::KfdIoctl(ctx, kfd::kIocUpdateQueue, &a);
+  s = device::Ioctl(ctx, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the kernel refused UPDATE_QUEUE");
   qs->ring_va = ring_va;
   qs->ring_size = ring_size;
@@ -523,7 +523,7 @@ Status Destroy(Context& ctx, uint64_t queue_id) {
   HKE_RETURN_IF_ERROR(Lookup(q, queue_id, CurrentEpoch(ctx), &qs));
   kfd::DestroyQueueArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeDestroyQueue(qs->kfd_queue_id, &a));
-  const Status s = device::KfdIoctl(ctx, kfd::kIocDestroyQueue, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the kernel refused DESTROY_QUEUE; the queue stays");
   const Status f = FreeBuffers(ctx, *qs);
   if (!f.ok()) {
@@ -550,7 +550,7 @@ Status SetCuMask(Context& ctx, uint64_t queue_id, uint32_t num_bits, const uint3
                                   static_cast<uint64_t>(reinterpret_cast<uintptr_t>(mask)),
                                   num_bits, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the SET_CU_MASK request is invalid");
-  s = device::KfdIoctl(ctx, kfd::kIocSetCuMask, &a);
+  s = device::Ioctl(ctx, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the kernel refused SET_CU_MASK");
   uint32_t* dst = CuMaskIn(*qs);
   for (uint32_t w = 0; w < kCuMaskWords; ++w) dst[w] = w < num_bits / 32 ? mask[w] : 0u;
@@ -571,7 +571,7 @@ Status GetInfo(Context& ctx, uint64_t queue_id, HsaQueueInfo* out) {
   kfd::GetQueueWaveStateArgs a{};
   a.ctl_stack_address = qs->cwsr_va;
   a.queue_id = qs->kfd_queue_id;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocGetQueueWaveState, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the kernel refused GET_QUEUE_WAVE_STATE");
   if (a.ctl_stack_used_size > qs->ctl_stack_size || a.save_area_used_size > qs->per_xcc_size) {
     return ctx.diag().Error(Protocol(), kArea,
@@ -601,7 +601,7 @@ Status AllocGws(Context& ctx, uint64_t queue_id, uint32_t num_gws, uint32_t* out
   kfd::AllocQueueGwsArgs a{};
   a.queue_id = qs->kfd_queue_id;
   a.num_gws = num_gws;
-  const Status s = device::KfdIoctl(ctx, kfd::kIocAllocQueueGws, &a);
+  const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the kernel refused ALLOC_QUEUE_GWS");
   *out_first = a.first_gws;
   return Status::Ok();
@@ -639,7 +639,7 @@ void Teardown(Context& ctx) {
     if (!s.in_use) continue;
     kfd::DestroyQueueArgs a{};
     Status st = kfd::EncodeDestroyQueue(s.kfd_queue_id, &a);
-    if (st.ok()) st = device::KfdIoctl(ctx, kfd::kIocDestroyQueue, &a);
+    if (st.ok()) st = device::Ioctl(ctx, &a);
     if (st.ok()) {
       st = FreeBuffers(ctx, s);
     }

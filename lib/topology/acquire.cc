@@ -336,7 +336,7 @@ Status Acquisition::ReadApertures() {
       reinterpret_cast<uintptr_t>(&t_.raw_apertures[0]), capacity, &sent));
   std::memset(t_.raw_apertures, 0, sizeof(t_.raw_apertures));
   kfd::GetProcessAperturesNewArgs reply = sent;
-  Status s = device::KfdIoctl(ctx_, kfd::kIocGetProcessAperturesNew, &reply);
+  Status s = device::Ioctl(ctx_, &reply);
   if (!s.ok()) {
     FixedText<128> m;
     m.Append("GET_PROCESS_APERTURES_NEW failed: ").Append(StatusName(s));

@@ -3,8 +3,10 @@
 // and the trace lines.
 //
 // KFD dispatch (kfd_ioctl()): the request's nr selects the kernel's own
-// definition; nr outside the table of the board's KFD version -> ENOTTY
-// (e.g. SVM needs 1.5, RUNTIME_ENABLE 1.13, CREATE_PROCESS 1.19). A type
+// definition, taken with its name and first KFD version from the library's
+// one list (lib/kfd/ioctl_list.h); this file adds only which handler serves
+// each. nr outside the list for the board's KFD minor -> ENOTTY (e.g. SVM
+// needs 1.5, RUNTIME_ENABLE 1.13, CREATE_PROCESS 1.19). A type
 // byte other than 'K' is also refused with ENOTTY (the kernel does not look
 // at it; a wrong type is always a caller bug). DKMS numbers: 0x82 (DBG_TRAP
 // in the ROCm 5.x DKMS header, sent by Debian's 5.2.3 thunk) -> EINVAL;
@@ -33,6 +35,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "lib/kfd/abi.h"
+#include "lib/kfd/ioctl_list.h"
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
 
@@ -44,6 +48,8 @@ namespace {
 
 constexpr size_t kTraceHexMax = 512;
 
+// One served request: nr, name, definition and first KFD minor from the
+// list (lib/kfd/ioctl_list.h), plus the handler (nullptr: not served).
 struct KfdEntry {
   uint8_t nr;
   const char* name;
@@ -89,68 +95,75 @@ std::string MapText(int flags) {
 int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
                         bool* unknown) {
   using S = Simulator;
-  static const KfdEntry kTable[] = {
-      {0x01, "GET_VERSION", k::kIocGetVersion, 0, &S::IocGetVersion},
-      {0x02, "CREATE_QUEUE", k::kIocCreateQueue, 0, &S::IocCreateQueue},
-      {0x03, "DESTROY_QUEUE", k::kIocDestroyQueue, 0, &S::IocDestroyQueue},
-      {0x04, "SET_MEMORY_POLICY", k::kIocSetMemoryPolicy, 0, &S::IocSetMemoryPolicy},
-      {0x05, "GET_CLOCK_COUNTERS", k::kIocGetClockCounters, 0, &S::IocGetClockCounters},
-      {0x06, "GET_PROCESS_APERTURES", k::kIocGetProcessApertures, 0, &S::IocGetProcessApertures},
-      {0x07, "UPDATE_QUEUE", k::kIocUpdateQueue, 0, &S::IocUpdateQueue},
-      {0x08, "CREATE_EVENT", k::kIocCreateEvent, 0, &S::IocCreateEvent},
-      {0x09, "DESTROY_EVENT", k::kIocDestroyEvent, 0, &S::IocDestroyEvent},
-      {0x0A, "SET_EVENT", k::kIocSetEvent, 0, &S::IocSetEvent},
-      {0x0B, "RESET_EVENT", k::kIocResetEvent, 0, &S::IocResetEvent},
-      {0x0C, "WAIT_EVENTS", k::kIocWaitEvents, 0, &S::IocWaitEvents},
-      {0x0D, "DBG_REGISTER_DEPRECATED", k::kIocDbgRegisterDeprecated, 0, &S::IocDeprecatedDebug},
-      {0x0E, "DBG_UNREGISTER_DEPRECATED", k::kIocDbgUnregisterDeprecated, 0,
-       &S::IocDeprecatedDebug},
-      {0x0F, "DBG_ADDRESS_WATCH_DEPRECATED", k::kIocDbgAddressWatchDeprecated, 0,
-       &S::IocDeprecatedDebug},
-      {0x10, "DBG_WAVE_CONTROL_DEPRECATED", k::kIocDbgWaveControlDeprecated, 0,
-       &S::IocDeprecatedDebug},
-      {0x11, "SET_SCRATCH_BACKING_VA", k::kIocSetScratchBackingVa, 0, &S::IocSetScratchBackingVa},
-      {0x12, "GET_TILE_CONFIG", k::kIocGetTileConfig, 0, &S::IocGetTileConfig},
-      {0x13, "SET_TRAP_HANDLER", k::kIocSetTrapHandler, 0, &S::IocSetTrapHandler},
-      {0x14, "GET_PROCESS_APERTURES_NEW", k::kIocGetProcessAperturesNew, 0,
-       &S::IocGetProcessAperturesNew},
-      {0x15, "ACQUIRE_VM", k::kIocAcquireVm, 0, &S::IocAcquireVm},
-      {0x16, "ALLOC_MEMORY_OF_GPU", k::kIocAllocMemoryOfGpu, 0, &S::IocAllocMemory},
-      {0x17, "FREE_MEMORY_OF_GPU", k::kIocFreeMemoryOfGpu, 0, &S::IocFreeMemory},
-      {0x18, "MAP_MEMORY_TO_GPU", k::kIocMapMemoryToGpu, 0, &S::IocMapMemory},
-      {0x19, "UNMAP_MEMORY_FROM_GPU", k::kIocUnmapMemoryFromGpu, 0, &S::IocUnmapMemory},
-      {0x1A, "SET_CU_MASK", k::kIocSetCuMask, 0, &S::IocSetCuMask},
-      {0x1B, "GET_QUEUE_WAVE_STATE", k::kIocGetQueueWaveState, 0, &S::IocGetQueueWaveState},
-      {0x1C, "GET_DMABUF_INFO", k::kIocGetDmabufInfo, 0, &S::IocGetDmabufInfo},
-      {0x1D, "IMPORT_DMABUF", k::kIocImportDmabuf, 0, &S::IocImportDmabuf},
-      {0x1E, "ALLOC_QUEUE_GWS", k::kIocAllocQueueGws, 0, &S::IocAllocQueueGws},
-      {0x1F, "SMI_EVENTS", k::kIocSmiEvents, k::kMinorSmiEvents, &S::IocSmiEvents},
-      {0x20, "SVM", k::kIocSvm, k::kMinorSvm, &S::IocSvm},
-      {0x21, "SET_XNACK_MODE", k::kIocSetXnackMode, k::kMinorSvm, &S::IocSetXnackMode},
-      {0x22, "CRIU_OP", k::kIocCriuOp, k::kMinorCriu, &S::IocCriu},
-      {0x23, "AVAILABLE_MEMORY", k::kIocAvailableMemory, k::kMinorAvailableMemory,
-       &S::IocAvailableMemory},
-      {0x24, "EXPORT_DMABUF", k::kIocExportDmabuf, k::kMinorExportDmabuf, &S::IocExportDmabuf},
-      {0x25, "RUNTIME_ENABLE", k::kIocRuntimeEnable, k::kMinorDebugger, &S::IocRuntimeEnable},
-      {0x26, "DBG_TRAP", k::kIocDbgTrap, k::kMinorDebugger, &S::IocDbgTrap},
-      {0x27, "CREATE_PROCESS", k::kIocCreateProcess, k::kMinorCreateProcess,
-       &S::IocCreateProcess},
-      // DKMS DBG_TRAP of the ROCm 5.x header: same layout as 0x26 there.
+  // Which handler serves each request of the list (lib/kfd/ioctl_list.h);
+  // nullptr: the request is not served (ENOTTY, as for an unknown nr).
+  const auto handler_of = [](uint32_t cmd) -> Handler {
+    switch (cmd) {
+      case k::kIocGetVersion: return &S::IocGetVersion;
+      case k::kIocCreateQueue: return &S::IocCreateQueue;
+      case k::kIocDestroyQueue: return &S::IocDestroyQueue;
+      case k::kIocSetMemoryPolicy: return &S::IocSetMemoryPolicy;
+      case k::kIocGetClockCounters: return &S::IocGetClockCounters;
+      case k::kIocGetProcessApertures: return &S::IocGetProcessApertures;
+      case k::kIocUpdateQueue: return &S::IocUpdateQueue;
+      case k::kIocCreateEvent: return &S::IocCreateEvent;
+      case k::kIocDestroyEvent: return &S::IocDestroyEvent;
+      case k::kIocSetEvent: return &S::IocSetEvent;
+      case k::kIocResetEvent: return &S::IocResetEvent;
+      case k::kIocWaitEvents: return &S::IocWaitEvents;
+      case k::kIocDbgRegisterDeprecated:
+      case k::kIocDbgUnregisterDeprecated:
+      case k::kIocDbgAddressWatchDeprecated:
+      case k::kIocDbgWaveControlDeprecated: return &S::IocDeprecatedDebug;
+      case k::kIocSetScratchBackingVa: return &S::IocSetScratchBackingVa;
+      case k::kIocGetTileConfig: return &S::IocGetTileConfig;
+      case k::kIocSetTrapHandler: return &S::IocSetTrapHandler;
+      case k::kIocGetProcessAperturesNew: return &S::IocGetProcessAperturesNew;
+      case k::kIocAcquireVm: return &S::IocAcquireVm;
+      case k::kIocAllocMemoryOfGpu: return &S::IocAllocMemory;
+      case k::kIocFreeMemoryOfGpu: return &S::IocFreeMemory;
+      case k::kIocMapMemoryToGpu: return &S::IocMapMemory;
+      case k::kIocUnmapMemoryFromGpu: return &S::IocUnmapMemory;
+      case k::kIocSetCuMask: return &S::IocSetCuMask;
+      case k::kIocGetQueueWaveState: return &S::IocGetQueueWaveState;
+      case k::kIocGetDmabufInfo: return &S::IocGetDmabufInfo;
+      case k::kIocImportDmabuf: return &S::IocImportDmabuf;
+      case k::kIocAllocQueueGws: return &S::IocAllocQueueGws;
+      case k::kIocSmiEvents: return &S::IocSmiEvents;
+      case k::kIocSvm: return &S::IocSvm;
+      case k::kIocSetXnackMode: return &S::IocSetXnackMode;
+      case k::kIocCriuOp: return &S::IocCriu;
+      case k::kIocAvailableMemory: return &S::IocAvailableMemory;
+      case k::kIocExportDmabuf: return &S::IocExportDmabuf;
+      case k::kIocRuntimeEnable: return &S::IocRuntimeEnable;
+      case k::kIocDbgTrap: return &S::IocDbgTrap;
+      case k::kIocCreateProcess: return &S::IocCreateProcess;
       // DKMS IPC share handles (not in the upstream kernel).
-      {0x80, "IPC_IMPORT_HANDLE", k::kIocIpcImportHandle, 0, &S::IocIpcImport},
-      {0x81, "IPC_EXPORT_HANDLE", k::kIocIpcExportHandle, 0, &S::IocIpcExport},
+      case k::kIocIpcImportHandle: return &S::IocIpcImport;
+      case k::kIocIpcExportHandle: return &S::IocIpcExport;
+      // DKMS profiling: SPM streaming and PC sampling (profile.cc).
+      case k::kIocRlcSpm: return &S::IocRlcSpm;
+      case k::kIocPcSample: return &S::IocPcSample;
+      // CROSS_MEMORY_COPY (0x83) is not served.
+      default: return nullptr;
+    }
+  };
+#define KFDSIM_ENTRY(nr, Name, NAME, dir, Args, kind, major, minor) \
+  {nr, #NAME, k::kIoc##Name, minor, handler_of(k::kIoc##Name)},
+  static const KfdEntry kTable[] = {
+      HKE_KFD_IOCTL_LIST(KFDSIM_ENTRY)
+      // DKMS DBG_TRAP of the ROCm 5.x header (not in the list: the library
+      // never sends it; Debian's 5.2.3 thunk does): same layout as 0x26 there.
       {0x82, "DBG_TRAP_DKMS", k::IocEncode(k::kIocReadWrite, k::kKfdIocType, 0x82, 32), 0,
        &S::IocDkmsDebug},
-      // DKMS profiling: SPM streaming and PC sampling (profile.cc).
-      {0x84, "RLC_SPM", k::kIocRlcSpm, 0, &S::IocRlcSpm},
-      {0x85, "PC_SAMPLE", k::kIocPcSample, k::kMinorPcSampling, &S::IocPcSample},
   };
+#undef KFDSIM_ENTRY
   const uint32_t req = static_cast<uint32_t>(request);
   const uint8_t nr = k::IocNr(req);
   const KfdEntry* e = nullptr;
   if (k::IocType(req) == k::kKfdIocType) {
     for (const KfdEntry& x : kTable) {
-      if (x.nr == nr && board_.desc.kfd_minor >= x.since) e = &x;
+      if (x.nr == nr && x.handler != nullptr && board_.desc.kfd_minor >= x.since) e = &x;
     }
   }
   if (e == nullptr) {
