@@ -105,6 +105,9 @@ class SlotTable {
   uint32_t capacity() const { return capacity_; }
   // Slots [0, high_water) have been taken at least once.
   uint32_t high_water() const { return high_water_; }
+  // The same counter by reference, for a state struct that exposes it as a
+  // plain member to readers outside lib/ (tests).
+  const uint32_t& high_water_counter() const { return high_water_; }
   // Slots in kLive or kRetiring state.
   uint32_t live() const { return live_; }
   // Slots in kReserved state.
