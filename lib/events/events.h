@@ -4,7 +4,8 @@
 //
 // Model (upstream's events.c semantics with fixed storage and checked
 // handles):
-//  - Every event occupies one slot of a fixed table (EventsState::slots,
+//  - Every event occupies one slot of a fixed table (EventsState::slots, a
+//    FixedSlotTable of lib/core/slot_table.h,
 //    config::kMaxEvents entries: the KFD's 4096 signal slots in the
 //    default configuration, 256 on small-board). The HsaEvent a caller
 //    receives lives in the table too: each slot owns kViews HsaEvent

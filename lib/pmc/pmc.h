@@ -25,8 +25,11 @@
 // in effect.
 //
 // Threading: any thread; the state is under pmc_lock() (a leaf lock never
-// held across a platform call). A call pins its trace; a concurrent call
-// on the same trace is UNAVAILABLE.
+// held across a platform call). The traces are a FixedSlotTable
+// (lib/core/slot_table.h); a call pins its trace through profile::PinSlot
+// (an exclusive SlotCopyPin that stores the call's copy back and unpins
+// when the call returns); a concurrent call on the same trace is
+// UNAVAILABLE.
 #ifndef HKE_LIB_PMC_PMC_H_
 #define HKE_LIB_PMC_PMC_H_
 

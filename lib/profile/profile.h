@@ -24,9 +24,11 @@
 // the configuration of the session already running into the caller's info.
 //
 // Threading: any thread. The trace table and the per-node SPM bookkeeping
-// are under profile_lock() (a leaf lock), never held across an ioctl. A
-// trace slot or a node's SPM is pinned for the duration of one call; a
-// concurrent call on the same trace or node is UNAVAILABLE.
+// are under profile_lock() (a leaf lock), never held across an ioctl. The
+// sessions are a FixedSlotTable (lib/core/slot_table.h). A trace slot (an
+// exclusive SlotCopyPin, released when the call returns) or a node's SPM is
+// pinned for the duration of one call; a concurrent call on the same trace
+// or node is UNAVAILABLE.
 #ifndef HKE_LIB_PROFILE_PROFILE_H_
 #define HKE_LIB_PROFILE_PROFILE_H_
 

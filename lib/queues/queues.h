@@ -4,7 +4,7 @@
 //
 // Model (upstream's queues.c semantics, fixed storage, checked handles):
 //  - Every queue occupies one slot of a fixed descriptor table
-//    (QueuesState::slots, config::kMaxQueues entries: the KFD's 1024 queues
+//    (QueuesState::slots, a FixedSlotTable of lib/core/slot_table.h, config::kMaxQueues entries: the KFD's 1024 queues
 //    per process by default, 16 on small-board). The HSA_QUEUEID handed to
 //    the caller encodes a tag, the slot and the slot's generation (counted
 //    up each time the slot is taken): EncodeQueueId below. A handle is
