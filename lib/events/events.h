@@ -120,6 +120,8 @@ inline constexpr uint64_t kPageBytes = uint64_t{kfd::kSignalEventLimit} * kfd::k
 static_assert(kMaxEvents >= kWaitStackEvents, "the stack array never exceeds the table");
 static_assert(kMaxEvents <= kfd::kSignalEventLimit, "one wait can name every event");
 static_assert(kWaitPoolBuffers <= 32, "the pool's free set is one 32-bit mask");
+static_assert(sizeof(HsaEvent) % 8 == 0 && alignof(HsaEvent) == 4,
+              "the views' placement (EventsState::views_lead) keeps 64-bit fields aligned");
 
 static_assert((kViews & (kViews - 1)) == 0, "a view is picked by the generation's low bits");
 
@@ -186,6 +188,12 @@ struct EventsState {
   uint32_t pool_high_water = 0;    // statistics: most pool buffers in use at once
 
   FixedSlotTable<EventSlot, kMaxEvents> slots{kEventTablePolicy};
+  // HsaEvent is packed to 4 bytes and its 64-bit fields (HWData2/3, a
+  // memory fault's address) sit at offsets 4 mod 8; the views start 4
+  // bytes past an 8-byte boundary (sizeof(HsaEvent) is a multiple of 8),
+  // so those fields are naturally aligned in every view for callers that
+  // bind references to them.
+  alignas(8) uint32_t views_lead;
   HsaEvent views[kMaxEvents * kViews];
   WaitBuffer pool[kWaitPoolBuffers];
 };
