@@ -4,7 +4,8 @@
 //
 // Model (upstream's events.c semantics with fixed storage and checked
 // handles):
-//  - Every event occupies one slot of a fixed table (EventsState::slots,
+//  - Every event occupies one slot of a fixed table (EventsState::slots, a
+//    FixedSlotTable of lib/core/slot_table.h,
 //    config::kMaxEvents entries: the KFD's 4096 signal slots in the
 //    default configuration, 256 on small-board). The HsaEvent a caller
 //    receives lives in the table too: each slot owns kViews HsaEvent
@@ -76,7 +77,7 @@
 // guarded by the context's events_lock, which is never held across an
 // event ioctl of a live handle (a waiter woken by a SetEvent must not find
 // the setter still holding the lock). SET/RESET pin their slot for the
-// ioctl instead; a Destroy marks the slot kDestroying (new calls on the
+// ioctl instead (a SlotPin guard); a Destroy retires the slot (new calls on the
 // handle fail with INVALID_HANDLE), waits for the pins to drain and only
 // then sends DESTROY_EVENT, so no SET/RESET can reach a kernel id the
 // kernel has freed and perhaps handed to a new event. A refused
@@ -93,6 +94,7 @@
 
 #include "hsakmt/hsakmttypes.h"
 #include "lib/core/config.h"
+#include "lib/core/slot_table.h"
 #include "lib/core/status.h"
 #include "lib/kfd/abi.h"
 
@@ -118,20 +120,27 @@ inline constexpr uint64_t kPageBytes = uint64_t{kfd::kSignalEventLimit} * kfd::k
 static_assert(kMaxEvents >= kWaitStackEvents, "the stack array never exceeds the table");
 static_assert(kMaxEvents <= kfd::kSignalEventLimit, "one wait can name every event");
 static_assert(kWaitPoolBuffers <= 32, "the pool's free set is one 32-bit mask");
+static_assert(sizeof(HsaEvent) % 8 == 0 && alignof(HsaEvent) == 4,
+              "the views' placement (EventsState::views_lead) keeps 64-bit fields aligned");
 
-enum class SlotState : uint8_t { kFree, kReserved, kLive, kDestroying };
+static_assert((kViews & (kViews - 1)) == 0, "a view is picked by the generation's low bits");
 
-// One event. Initialised when first taken, never at construction.
+// One event; its table slot (lib/core/slot_table.h) holds the state
+// (reserved while CreateEvent runs, live, retiring while DestroyEvent
+// waits for SET/RESET calls in flight), the generation that picks the live
+// view and the pins of those calls. Initialised when first taken, never at
+// construction.
 struct EventSlot {
-  uint32_t generation;  // creations of this slot so far; picks the live view
   uint32_t kfd_id;      // the kernel's event id
-  uint32_t next_free;   // FIFO free-list link
   uint32_t epoch;       // open epoch the event was created in
   uint32_t type;        // HSA_EVENTTYPE
-  uint32_t pins;        // SET/RESET ioctls in flight without events_lock
-  SlotState state;
   bool auto_reset;
 };
+
+// Never-used slots first, then the oldest freed (see the file comment);
+// generations count modulo 2^32.
+inline constexpr SlotTable::Policy kEventTablePolicy{SlotTable::Reuse::kFreshFirstFifo,
+                                                     0xffffffffu, false};
 
 // Per-entry bookkeeping of a wait next to its kfd_event_data entry.
 struct WaitEntry {
@@ -157,11 +166,6 @@ struct GpuNode {
 // arrays below them are left untouched until used.
 struct EventsState {
   uint32_t epoch = 0;              // open epoch the table was last synchronised to
-  uint32_t live = 0;               // slots in kLive/kDestroying state
-  uint32_t reserved = 0;           // slots in kReserved state
-  uint32_t high_water = 0;         // slots [0, high_water) have been initialised
-  uint32_t free_head = 0xffffffffu;
-  uint32_t free_tail = 0xffffffffu;
   // Setup of the current epoch (events_setup_lock + events_lock).
   uint32_t setup_epoch = 0;        // epoch whose setup below is valid (0: none)
   bool dgpu = false;
@@ -183,7 +187,13 @@ struct EventsState {
   uint32_t pool_free = (kWaitPoolBuffers == 32) ? 0xffffffffu : ((1u << kWaitPoolBuffers) - 1u);
   uint32_t pool_high_water = 0;    // statistics: most pool buffers in use at once
 
-  EventSlot slots[kMaxEvents];
+  FixedSlotTable<EventSlot, kMaxEvents> slots{kEventTablePolicy};
+  // HsaEvent is packed to 4 bytes and its 64-bit fields (HWData2/3, a
+  // memory fault's address) sit at offsets 4 mod 8; the views start 4
+  // bytes past an 8-byte boundary (sizeof(HsaEvent) is a multiple of 8),
+  // so those fields are naturally aligned in every view for callers that
+  // bind references to them.
+  alignas(8) uint32_t views_lead;
   HsaEvent views[kMaxEvents * kViews];
   WaitBuffer pool[kWaitPoolBuffers];
 };

@@ -33,7 +33,7 @@ Status TakeSlotLocked(Context& ctx, EventsState& st, uint32_t* out_slot);
 void ReleaseSlotLocked(EventsState& st, uint32_t slot);
 // The live view of a slot.
 inline HsaEvent* ViewOf(EventsState& st, uint32_t slot) {
-  return &st.views[slot * kViews + st.slots[slot].generation % kViews];
+  return &st.views[slot * kViews + st.slots.generation(slot) % kViews];
 }
 // The slot behind a handle: OK only when `event` is exactly the live view
 // of a live slot of the current epoch. Reads no byte through `event`.

@@ -16,11 +16,7 @@ namespace internal {
 
 void SyncEpochLocked(EventsState& st, uint32_t epoch) {
   if (st.epoch == epoch) return;
-  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
-    if (st.slots[slot].state != SlotState::kFree) ReleaseSlotLocked(st, slot);
-  }
-  st.live = 0;
-  st.reserved = 0;
+  st.slots.FreeAll();
   if (st.page_epoch != epoch) {
     // A forked child: the kernel does not copy the events mapping into a
     // child, and a dGPU page belongs to the memory subsystem's state.
@@ -33,44 +29,19 @@ void SyncEpochLocked(EventsState& st, uint32_t epoch) {
 }
 
 Status TakeSlotLocked(Context& ctx, EventsState& st, uint32_t* out_slot) {
-  uint32_t slot = kNil;
-  if (st.high_water < kMaxEvents) {
-    slot = st.high_water++;
-    st.slots[slot] = EventSlot{};
-    st.slots[slot].next_free = kNil;
-  } else if (st.free_head != kNil) {
-    slot = st.free_head;
-    st.free_head = st.slots[slot].next_free;
-    if (st.free_head == kNil) st.free_tail = kNil;
-  } else {
+  uint32_t slot = 0;
+  if (!st.slots.Allocate(&slot)) {
     FixedText<128> t;
     t.Append("the event table is full (").AppendU64(kMaxEvents).Append(" events, config::kMaxEvents)");
     return ctx.diag().Error(Exhausted(), kArea, t.c_str());
   }
-  EventSlot& e = st.slots[slot];
-  ++e.generation;
-  e.state = SlotState::kReserved;
-  e.pins = 0;
-  e.epoch = st.epoch;
-  e.next_free = kNil;
-  ++st.reserved;
+  st.slots[slot] = EventSlot{};
+  st.slots[slot].epoch = st.epoch;
   *out_slot = slot;
   return Status::Ok();
 }
 
-void ReleaseSlotLocked(EventsState& st, uint32_t slot) {
-  EventSlot& e = st.slots[slot];
-  if ((e.state == SlotState::kLive || e.state == SlotState::kDestroying) && st.live > 0) --st.live;
-  if (e.state == SlotState::kReserved && st.reserved > 0) --st.reserved;
-  e.state = SlotState::kFree;
-  e.next_free = kNil;
-  if (st.free_tail == kNil) {
-    st.free_head = slot;
-  } else {
-    st.slots[st.free_tail].next_free = slot;
-  }
-  st.free_tail = slot;
-}
+void ReleaseSlotLocked(EventsState& st, uint32_t slot) { st.slots.Free(slot); }
 
 Status ResolveLocked(Context& ctx, EventsState& st, const HsaEvent* event, uint32_t* out_slot) {
   const char* why = nullptr;
@@ -85,13 +56,11 @@ Status ResolveLocked(Context& ctx, EventsState& st, const HsaEvent* event, uint3
   } else {
     const uint32_t view = static_cast<uint32_t>((p - base) / sizeof(HsaEvent));
     slot = view / kViews;
-    if (slot >= st.high_water) {
+    if (slot >= st.slots.high_water()) {
       why = "the event handle names a slot that was never used";
-    } else {
-      const EventSlot& e = st.slots[slot];
-      if (e.state != SlotState::kLive || e.epoch != st.epoch || e.generation % kViews != view % kViews) {
-        why = "the event handle is stale (the event was destroyed)";
-      }
+    } else if (!st.slots.IsLiveAt(slot, view % kViews, kViews - 1) ||
+               st.slots[slot].epoch != st.epoch) {
+      why = "the event handle is stale (the event was destroyed)";
     }
   }
   if (why != nullptr) return ctx.diag().Error(InvalidHandle(), kArea, why);
@@ -113,13 +82,12 @@ Status DecodeCreate(const kfd::CreateEventArgs& sent, const kfd::CreateEventArgs
 namespace {
 
 // True when a live event of this context holds kernel id `id` (a
-// kDestroying slot may already have given its id back to the kernel).
+// retiring slot may already have given its id back to the kernel).
 bool IdLive(Context& ctx, uint32_t id) {
   LockGuard g(ctx.events_lock());
   const EventsState& st = ctx.events();
-  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
-    const EventSlot& e = st.slots[slot];
-    if (e.state == SlotState::kLive && e.kfd_id == id) return true;
+  for (uint32_t slot = 0; slot < st.slots.high_water(); ++slot) {
+    if (st.slots.IsLive(slot) && st.slots[slot].kfd_id == id) return true;
   }
   return false;
 }
@@ -255,7 +223,7 @@ Status Create(Context& ctx, const HsaEventDescriptor& desc, bool manual_reset, b
           "signal events need a new process on a dGPU");
     }
     HKE_RETURN_IF_ERROR(TakeSlotLocked(ctx, st, &slot));
-    generation = st.slots[slot].generation;
+    generation = st.slots.generation(slot);
     setup = NeedsSetupLocked(st, epoch, type);
   }
   const bool auto_reset = !manual_reset;
@@ -269,7 +237,8 @@ Status Create(Context& ctx, const HsaEventDescriptor& desc, bool manual_reset, b
     LockGuard g(ctx.events_lock());
     EventSlot& e = st.slots[slot];
     uint64_t slot_address = 0;
-    if (e.state != SlotState::kReserved || e.generation != generation || st.epoch != epoch) {
+    if (st.slots.state(slot) != SlotState::kReserved || st.slots.generation(slot) != generation ||
+        st.epoch != epoch) {
       s = ctx.diag().Error(FailedPrecondition(), kArea, "the device was closed during CreateEvent");
     } else if (HasSlot(type)) {
       if (st.page_epoch != epoch || st.page_va == 0) {
@@ -285,17 +254,16 @@ Status Create(Context& ctx, const HsaEventDescriptor& desc, bool manual_reset, b
       e.kfd_id = r.event_id;
       e.type = type;
       e.auto_reset = auto_reset;
-      e.state = SlotState::kLive;
-      --st.reserved;
-      ++st.live;
+      st.slots.Publish(slot);
       *out = ViewOf(st, slot);
       return Status::Ok();
     }
   }
   if (created) (void)DestroyKernelEvent(ctx, r.event_id);
   LockGuard g(ctx.events_lock());
-  EventSlot& e = st.slots[slot];
-  if (e.state == SlotState::kReserved && e.generation == generation) ReleaseSlotLocked(st, slot);
+  if (st.slots.state(slot) == SlotState::kReserved && st.slots.generation(slot) == generation) {
+    ReleaseSlotLocked(st, slot);
+  }
   return s;
 }
 
@@ -311,32 +279,29 @@ Status Destroy(Context& ctx, const HsaEvent* event) {
     LockGuard g(lock);
     SyncEpochLocked(st, epoch);
     HKE_RETURN_IF_ERROR(ResolveLocked(ctx, st, event, &slot));
-    EventSlot& e = st.slots[slot];
-    e.state = SlotState::kDestroying;
-    generation = e.generation;
-    id = e.kfd_id;
+    st.slots.Retire(slot);
+    generation = st.slots.generation(slot);
+    id = st.slots[slot].kfd_id;
   }
   // SET/RESET calls that pinned the slot before it was marked finish their
   // ioctl first (each is one short kernel call).
   for (;;) {
     LockGuard g(lock);
-    const EventSlot& e = st.slots[slot];
-    if (e.state != SlotState::kDestroying || e.generation != generation) {
+    if (st.slots.state(slot) != SlotState::kRetiring || st.slots.generation(slot) != generation) {
       // The last close destroyed it meanwhile (Teardown).
       return ctx.diag().Error(FailedPrecondition(), kArea, "the device was closed during DestroyEvent");
     }
-    if (e.pins == 0) break;
+    if (st.slots.pins(slot) == 0) break;
   }
   const Status s = DestroyKernelEvent(ctx, id);
   LockGuard g(lock);
-  EventSlot& e = st.slots[slot];
   // Teardown may have released the slot meanwhile (a close racing the
   // destroy); then there is nothing left to update.
-  if (e.state != SlotState::kDestroying || e.generation != generation) return s;
+  if (st.slots.state(slot) != SlotState::kRetiring || st.slots.generation(slot) != generation) return s;
   if (s.ok()) {
     ReleaseSlotLocked(st, slot);
   } else {
-    e.state = SlotState::kLive;  // the kernel kept the event: so does the table
+    st.slots.Revive(slot);  // the kernel kept the event: so does the table
   }
   return s;
 }
@@ -350,16 +315,15 @@ Status PinnedSignalCall(Context& ctx, const HsaEvent* event, const char* what, b
   const uint32_t epoch = device::OpenEpoch(ctx);
   EventsState& st = ctx.events();
   uint32_t slot = kNil;
-  uint32_t generation = 0;
   uint32_t id = 0;
+  SlotPin<SpinLock> pin;  // unpins at return, with events_lock taken again
   {
     LockGuard g(ctx.events_lock());
     SyncEpochLocked(st, epoch);
     HKE_RETURN_IF_ERROR(ResolveLocked(ctx, st, event, &slot));
-    EventSlot& e = st.slots[slot];
+    const EventSlot& e = st.slots[slot];
     HKE_RETURN_IF_ERROR(CpuSignalable(ctx, e, what));
-    ++e.pins;
-    generation = e.generation;
+    pin.Hold(st.slots, ctx.events_lock(), slot);
     id = e.kfd_id;
   }
   Status s;
@@ -375,9 +339,6 @@ Status PinnedSignalCall(Context& ctx, const HsaEvent* event, const char* what, b
       s = ctx.diag().Error(s, kArea, t.c_str());
     }
   }
-  LockGuard g(ctx.events_lock());
-  EventSlot& e = st.slots[slot];
-  if (e.generation == generation && e.pins > 0) --e.pins;
   return s;
 }
 
@@ -410,14 +371,14 @@ void Teardown(Context& ctx) {
   LockGuard g(ctx.events_lock());
   EventsState& st = ctx.events();
   SyncEpochLocked(st, epoch);
-  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
-    EventSlot& e = st.slots[slot];
-    // kDestroying: a DestroyEvent racing the close; it sees the release.
-    if (e.state == SlotState::kLive || e.state == SlotState::kDestroying) {
-      (void)DestroyKernelEvent(ctx, e.kfd_id);
+  for (uint32_t slot = 0; slot < st.slots.high_water(); ++slot) {
+    const SlotState state = st.slots.state(slot);
+    // kRetiring: a DestroyEvent racing the close; it sees the release.
+    if (state == SlotState::kLive || state == SlotState::kRetiring) {
+      (void)DestroyKernelEvent(ctx, st.slots[slot].kfd_id);
     }
     // A reserved slot's creator sees the release and destroys its event.
-    if (e.state != SlotState::kFree) ReleaseSlotLocked(st, slot);
+    ReleaseSlotLocked(st, slot);
   }
   if (st.page_kind == PageKind::kKernelMapping && st.page_va != 0) {
     const Status s = ctx.platform().Munmap(reinterpret_cast<void*>(static_cast<uintptr_t>(st.page_va)),
@@ -438,11 +399,7 @@ void Teardown(Context& ctx) {
 void Forget(Context& ctx) {
   LockGuard g(ctx.events_lock());
   EventsState& st = ctx.events();
-  for (uint32_t slot = 0; slot < st.high_water; ++slot) {
-    if (st.slots[slot].state != SlotState::kFree) ReleaseSlotLocked(st, slot);
-  }
-  st.live = 0;
-  st.reserved = 0;
+  st.slots.FreeAll();
   st.page_epoch = 0;
   st.page_kind = PageKind::kNone;
   st.page_va = 0;
@@ -456,9 +413,9 @@ Status GetStats(Context& ctx, Stats* out) {
   LockGuard g(ctx.events_lock());
   const EventsState& st = ctx.events();
   Stats s{};
-  s.live = st.live;
+  s.live = st.slots.live();
   s.capacity = kMaxEvents;
-  s.slots_touched = st.high_water;
+  s.slots_touched = st.slots.high_water();
   s.pool_in_use = kWaitPoolBuffers - static_cast<uint32_t>(__builtin_popcount(st.pool_free));
   s.pool_high_water = st.pool_high_water;
   s.page_va = st.page_epoch != 0 ? st.page_va : 0;

@@ -172,7 +172,7 @@ Status Wait(Context& ctx, HsaEvent* const* events, uint32_t count, bool all, uin
         return s;
       }
       const EventSlot& e = st.slots[slot];
-      entries[i] = WaitEntry{slot, e.generation, e.type};
+      entries[i] = WaitEntry{slot, st.slots.generation(slot), e.type};
       data[i] = kfd::EventData{};
       data[i].event_id = e.kfd_id;
     }
@@ -193,8 +193,7 @@ Status Wait(Context& ctx, HsaEvent* const* events, uint32_t count, bool all, uin
   {
     LockGuard g(ctx.events_lock());
     for (uint32_t i = 0; i < count; ++i) {
-      const EventSlot& e = st.slots[entries[i].slot];
-      if (e.state != SlotState::kLive || e.generation != entries[i].generation) changed = true;
+      if (!st.slots.IsLiveAt(entries[i].slot, entries[i].generation, ~0u)) changed = true;
     }
     if (!changed && s.ok()) {
       for (uint32_t i = 0; i < count; ++i) {

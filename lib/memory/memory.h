@@ -47,6 +47,7 @@
 
 #include "hsakmt/hsakmttypes.h"
 #include "lib/core/config.h"
+#include "lib/core/slot_table.h"
 #include "lib/core/status.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/numa.h"
@@ -155,7 +156,6 @@ struct MemObject {
   uint32_t user_index_node;  // kUserptr: node in user_index
   uint32_t owned_index_node; // owner != kCaller: node in owned_index
   uint64_t indexed_handle;   // the handle entered in handle_index (0: none)
-  uint32_t next_free;     // free-list link while the slot is free
   uint16_t gpu;           // index of the GPU that owns the BO (kNoGpu for none)
   uint16_t metadata;      // kDmabufImport: 1 + its MemoryState::metadata slot, 0: none
   ObjectKind kind;
@@ -164,6 +164,9 @@ struct MemObject {
   bool ipc_import;             // kDmabufImport from an IPC share handle
   bool kernel_owned;           // the kernel keeps the BO (events page): no UNMAP/FREE
   Owner owner;
+  // The slot is taken: the object table's own state (SlotTable::IsUsed,
+  // which lib/ reads), mirrored here for readers that see only the objects
+  // (the fault sweep's ledger); hke_memory_check verifies they agree.
   bool in_use;
   GpuSet registered;      // GPUs the object may be mapped to
   GpuSet mapped;          // GPUs it is mapped to now
@@ -192,6 +195,8 @@ struct GpuVm {
 
 // The storage sizes of the subsystem (lib/core/config.h).
 inline constexpr uint32_t kMaxObjects = config::kMaxVaObjects;
+inline constexpr SlotTable::Policy kObjectTablePolicy{SlotTable::Reuse::kFreedFirstLifo,
+                                                      0xffffffffu, false};
 // AVL range-tree nodes: one per registered user range (user_index) or
 // library-owned object (owned_index; no object is both), plus the free
 // ranges of the arenas (two nodes each; all arenas together hold at most
@@ -246,11 +251,13 @@ struct MemoryState {
   uint32_t num_nodes;
   uint16_t gpu_of_node[config::kMaxNodes];
   NumaPlacement numa;  // where paged system memory is bound (numa.h)
-  // Objects and indexes.
-  uint32_t live_objects;
-  uint32_t object_high_water;  // slots [0, high_water) have been initialised
-  uint32_t free_object;        // head of the free-slot list (kNil: none)
-  MemObject objects[kMaxObjects];
+  // Objects and indexes. The object table (lib/core/slot_table.h) reuses
+  // the most recently freed slot first, so the touched part stays small;
+  // objects are named by their addresses (the indexes below), so
+  // generations and pins are not used.
+  FixedSlotTable<MemObject, kMaxObjects> objects{kObjectTablePolicy};
+  // objects.high_water(): slots [0, high_water) have been initialised.
+  const uint32_t& object_high_water = objects.high_water_counter();
   FixedRangeNodePool<kRangeNodes> nodes;
   // Every object by [va, va+size) (GPU VA; disjoint): a B+tree of 640-byte
   // nodes, depth 4 at 10^5 objects, so QueryPointerInfo stays near flat.

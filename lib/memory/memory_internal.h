@@ -24,7 +24,7 @@ inline constexpr uint64_t kScratchAlign = 64 * 1024;
 Status TakeSlot(Context& ctx, MemoryState& m, uint32_t* out_slot);
 void ReleaseSlot(MemoryState& m, uint32_t slot);
 inline uint32_t SlotOf(const MemoryState& m, const MemObject* o) {
-  return static_cast<uint32_t>(o - m.objects);
+  return m.objects.IndexOf(o);
 }
 
 // Lookups (O(log n)) ----------------------------------------------------

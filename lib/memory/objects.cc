@@ -19,9 +19,7 @@ void MemoryState::Construct() {
   handle_reserved = false;
   num_gpus = 0;
   num_nodes = 0;
-  live_objects = 0;
-  object_high_water = 0;
-  free_object = internal::kNoSlot;
+  objects.Reset();
   va_index.Clear();
   handle_index.Clear();
   (void)user_index.Init(&nodes);
@@ -47,17 +45,13 @@ namespace internal {
 
 Status TakeSlot(Context& ctx, MemoryState& m, uint32_t* out_slot) {
   uint32_t slot = kNoSlot;
-  if (m.free_object != kNoSlot) {
-    slot = m.free_object;
-    m.free_object = m.objects[slot].next_free;
-  } else if (m.object_high_water < kMaxObjects) {
-    slot = m.object_high_water++;
-  } else {
+  if (!m.objects.Allocate(&slot)) {
     FixedText<128> t;
     t.Append("all ").AppendU64(kMaxObjects).Append(
         " memory objects are in use (raise hke::config::kMaxVaObjects)");
     return ctx.diag().Error(Exhausted(), kArea, t.c_str());
   }
+  m.objects.Publish(slot);
   MemObject& o = m.objects[slot];
   o = MemObject{};
   o.gpu = kNoGpu;
@@ -66,11 +60,9 @@ Status TakeSlot(Context& ctx, MemoryState& m, uint32_t* out_slot) {
   o.owned_index_node = kNil;
   o.owner = Owner::kCaller;
   o.indexed_handle = 0;
-  o.next_free = kNoSlot;
   o.in_use = true;
   o.registered.Clear();
   o.mapped.Clear();
-  ++m.live_objects;
   *out_slot = slot;
   return Status::Ok();
 }
@@ -82,9 +74,7 @@ void ReleaseSlot(MemoryState& m, uint32_t slot) {
     o.metadata = 0;
   }
   o.in_use = false;
-  o.next_free = m.free_object;
-  m.free_object = slot;
-  --m.live_objects;
+  m.objects.Free(slot);
 }
 
 Status Index(Context& ctx, MemoryState& m, MemObject* o) {

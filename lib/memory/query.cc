@@ -376,7 +376,7 @@ Status GetStats(Context& ctx, Stats* out) {
   LockGuard lock(ctx.memory_lock());
   const MemoryState& m = ctx.memory();
   Stats s{};
-  s.live_objects = m.live_objects;
+  s.live_objects = m.objects.live();
   s.object_capacity = kMaxObjects;
   s.range_nodes_used = m.nodes.used();
   s.range_nodes_capacity = m.nodes.capacity();
@@ -399,9 +399,13 @@ Status CheckInvariants(Context& ctx) {
   // Every live object is in each index its kind and owner call for, once,
   // and every index entry names a live object whose key matches.
   uint32_t live = 0, users = 0, owned = 0, slices = 0;
-  for (uint32_t i = 0; i < m.object_high_water; ++i) {
+  for (uint32_t i = 0; i < m.objects.high_water(); ++i) {
     const MemObject& o = m.objects[i];
-    if (!o.in_use) continue;
+    if (o.in_use != m.objects.IsUsed(i)) {
+      return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea,
+                              "an object's in_use disagrees with the object table");
+    }
+    if (!m.objects.IsUsed(i)) continue;
     ++live;
     const bool user = o.kind == ObjectKind::kUserptr;
     const bool slice = o.kind == ObjectKind::kScratchSlice;
@@ -423,7 +427,7 @@ Status CheckInvariants(Context& ctx) {
                               "an index entry names another object or range");
     }
   }
-  if (live != m.live_objects || live - slices != m.va_index.count() ||
+  if (live != m.objects.live() || live - slices != m.va_index.count() ||
       users != m.user_index.count() || owned != m.owned_index.count()) {
     return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea,
                             "the object count disagrees with the indexes");

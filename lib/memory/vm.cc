@@ -401,7 +401,7 @@ Status InitVmLocked(Context& ctx) {
   LockGuard g(ctx.memory_lock());
   MemoryState& m = ctx.memory();
   if (m.initialized && m.epoch == epoch) return Status::Ok();
-  if (m.initialized || m.live_objects != 0) ResetStorage(m);  // stale: an older epoch (fork)
+  if (m.initialized || m.objects.live() != 0) ResetStorage(m);  // stale: an older epoch (fork)
 
   size_t page = 4096;
   HKE_RETURN_IF_ERROR(ctx.platform().PageSize(&page));
@@ -463,15 +463,15 @@ Status Teardown(Context& ctx) {
   for (int pass = 0; pass < 2; ++pass) {
     // The MMIO pages stay while anything else does (the retry frees them).
     if (pass == 1 && !first.ok()) break;
-    for (uint32_t slot = 0; slot < m.object_high_water; ++slot) {
+    for (uint32_t slot = 0; slot < m.objects.high_water(); ++slot) {
+      if (!m.objects.IsUsed(slot)) continue;
       MemObject* o = &m.objects[slot];
-      if (!o->in_use) continue;
       if ((o->kind == ObjectKind::kMmio) != (pass == 1)) continue;
       const Status s = DestroyObject(ctx, m, o, /*force=*/true);
       if (!s.ok() && first.ok()) first = s;
     }
   }
-  if (m.live_objects != 0) {
+  if (m.objects.live() != 0) {
     // The kernel refused some FREE: keep everything tracked (and the VM
     // up) so the caller can retry the close.
     return ctx.diag().Error(first.ok() ? Status::Api(HKE_STATUS_INTERNAL) : first, kArea,

@@ -262,27 +262,21 @@ Status BadId(Context& ctx, const char* call, uint64_t id, const char* why) {
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
-// Pins the live trace `id` of this open, on *node when `node` is not null
-// (the calls that name a node; Start/Query/StopTrace name none).
-Status Pin(Context& ctx, uint64_t id, const uint32_t* node, const char* call, uint32_t* out_slot,
-           Trace* out_copy) {
-  const uint32_t slot = static_cast<uint32_t>(id) & 0xFFu;
+using TracePin = SlotCopyPin<Trace, config::kMaxPmcTraces, SpinLock>;
+
+// Pins the live trace `id` of this open into `pin` (a copy to work on,
+// stored back and unpinned when `pin` goes out of scope), on *node when
+// `node` is not null (the calls that name a node; Start/Query/StopTrace
+// name none).
+Status Pin(Context& ctx, uint64_t id, const uint32_t* node, const char* call, TracePin* pin) {
   profile::PinResult r = profile::PinResult::kUnknown;
-  Trace copy;
   uint32_t owner = 0;
   {
     LockGuard g(ctx.pmc_lock());
-    r = profile::PinSlot(
-        ctx.pmc().traces,
-        ((id >> 32) & 0xFFFFFFu) == kTraceIdTag ? config::kMaxPmcTraces : 0, slot,
-        ctx.open_epoch(), node,
-        [&](const Trace& c) { return EncodeId(ctx, slot, c.generation) == id; }, &copy, &owner);
+    r = profile::PinSlot(ctx.pmc().traces, ctx.pmc_lock(), IdFormat(ctx), id, ctx.open_epoch(),
+                         node, pin, &owner);
   }
-  if (r == profile::PinResult::kPinned) {
-    *out_slot = slot;
-    *out_copy = copy;
-    return Status::Ok();
-  }
+  if (r == profile::PinResult::kPinned) return Status::Ok();
   if (r == profile::PinResult::kUnknown) return BadId(ctx, call, id, " is not a registered PMC trace");
   FixedText<160> m;
   m.Append(call).Append(": ");
@@ -293,14 +287,6 @@ Status Pin(Context& ctx, uint64_t id, const uint32_t* node, const char* call, ui
   m.Append("trace id ").AppendHex(id).Append(" belongs to node ").AppendU64(owner).Append(
       ", not ").AppendU64(*node);  // kOtherNode: the call named a node
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
-}
-
-// Unpins, storing `state` (the pinned copy, updated by the call).
-void Unpin(Context& ctx, uint32_t slot, const Trace& state) {
-  LockGuard g(ctx.pmc_lock());
-  Trace& t = ctx.pmc().traces[slot];
-  t = state;
-  t.busy = false;
 }
 
 void CloseFds(Context& ctx, Trace* t) {
@@ -330,9 +316,14 @@ Status SetEnabled(Context& ctx, const Trace& t, bool enable, const char* call) {
 
 }  // namespace
 
+HandleFormat IdFormat(const Context& ctx) {
+  HandleFormat f = profile::kTraceIdFormat;
+  f.tag |= (uint64_t{ctx.trace_tag()} << 56) | (kTraceIdTag << 32);
+  return f;
+}
+
 uint64_t EncodeId(const Context& ctx, uint32_t slot, uint32_t generation) {
-  return (uint64_t{ctx.trace_tag()} << 56) | (kTraceIdTag << 32) |
-         profile::EncodeTraceId(slot, generation);
+  return EncodeHandle(IdFormat(ctx), slot, generation);
 }
 
 Status GetCounterProperties(Context& ctx, uint32_t node, HsaCounterProperties** out) {
@@ -428,78 +419,72 @@ Status RegisterTrace(Context& ctx, uint32_t node, uint32_t count, const HsaCount
   // bytes, page aligned; the same for 64-bit counters).
   uint64_t min_bytes = uint64_t{fresh.privileged} * 8;
   if (min_bytes != 0 && !CheckedAlignUp<uint64_t>(min_bytes, 4096, &min_bytes)) return Overflow();
-  uint32_t slot = config::kMaxPmcTraces;
+  uint32_t slot = 0;
+  uint32_t generation = 0;
   // A trace of an earlier open normally kept no descriptor (Teardown closed
   // them), but one a call had pinned while the device closed was left to
-  // that call and came back with its descriptors: they are taken out here
-  // and closed after the lock, not lost with the slot.
+  // that call and came back with its descriptors: such a trace is
+  // reclaimed here and its descriptors closed after the lock, not lost with
+  // the slot.
   Trace stale;
   {
     LockGuard g(ctx.pmc_lock());
+    TraceTable& traces = ctx.pmc().traces;
     const uint32_t epoch = ctx.open_epoch();
-    for (uint32_t i = 0; i < config::kMaxPmcTraces; ++i) {
-      Trace& s = ctx.pmc().traces[i];
-      if (s.busy || (s.live && s.epoch == epoch)) continue;
-      slot = i;
-      break;
-    }
-    if (slot == config::kMaxPmcTraces) {
+    const bool taken = traces.Allocate(&slot, [&](uint32_t i) {
+      if (traces[i].epoch == epoch) return false;
+      if (traces[i].access) stale = traces[i];
+      return true;
+    });
+    if (!taken) {
       FixedText<128> m;
       m.Append(kCall).Append(": all ").AppendU64(config::kMaxPmcTraces).Append(
           " PMC trace slots of the context are in use");
       return ctx.diag().Error(Exhausted(), kArea, m.c_str());
     }
-    Trace& s = ctx.pmc().traces[slot];
-    if (s.live && s.access) stale = s;
-    fresh.generation = (s.generation + 1) & profile::kTraceGenerationMask;
-    if (fresh.generation == 0) fresh.generation = 1;
     fresh.epoch = epoch;
     fresh.node = node;
-    fresh.live = true;
-    s = fresh;
+    traces[slot] = fresh;
+    traces.Publish(slot);
+    generation = traces.generation(slot);
   }
   // Closing a descriptor stops its counter; no disable first (a failed one
   // would only leave a diagnostic of an operation the caller did not ask for).
   if (stale.access) CloseFds(ctx, &stale);
   out_root->TraceBufferMinSizeBytes = min_bytes;
   out_root->NumberOfPasses = 1;
-  out_root->TraceId = EncodeId(ctx, slot, fresh.generation);
+  out_root->TraceId = EncodeId(ctx, slot, generation);
   return Status::Ok();
 }
 
 Status UnregisterTrace(Context& ctx, uint32_t node, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcUnregisterTrace";
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &slot, &t));
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &pin));
+  Trace& t = pin.item();
   if (t.started) {
     const Status s = SetEnabled(ctx, t, false, kCall);
-    if (!s.ok()) {
-      Unpin(ctx, slot, t);
-      return s;
-    }
+    if (!s.ok()) return s;
     t.started = false;
   }
   CloseFds(ctx, &t);
-  t.live = false;
-  Unpin(ctx, slot, t);
+  LockGuard g(ctx.pmc_lock());
+  ctx.pmc().traces.Free(pin.slot());
   return Status::Ok();
 }
 
 Status AcquireTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcAcquireTraceAccess";
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &slot, &t));
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &pin));
+  Trace& t = pin.item();
   if (t.access || t.privileged == 0) {
     t.access = true;
-    Unpin(ctx, slot, t);
     return Status::Ok();
   }
   if (!ctx.platform().HasPerf()) {
-    Unpin(ctx, slot, t);
     return ctx.diag().Error(Unsupported(), kArea,
                             "hsaKmtPmcAcquireTraceAccess: the platform has no perf_event "
                             "operations for the IOMMU counters");
@@ -513,7 +498,6 @@ Status AcquireTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
         (void)ctx.platform().Close(&open_fd);
         t.fd[k] = -1;
       }
-      Unpin(ctx, slot, t);
       FixedText<192> m;
       m.Append(kCall).Append(": perf_event_open of IOMMU counter ").AppendHex(t.config[i]).Append(
           " (perf type ").AppendU64(t.perf_type).Append(") failed: ").Append(StatusName(s)).Append(
@@ -525,16 +509,15 @@ Status AcquireTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
     t.fd[i] = fd;
   }
   t.access = true;
-  Unpin(ctx, slot, t);
   return Status::Ok();
 }
 
 Status ReleaseTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcReleaseTraceAccess";
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &slot, &t));
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &pin));
+  Trace& t = pin.item();
   if (t.started) (void)SetEnabled(ctx, t, false, kCall);  // closing stops them anyway
   if (t.privileged != 0) {
     CloseFds(ctx, &t);
@@ -542,20 +525,18 @@ Status ReleaseTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
     t.access = false;
     t.started = false;
   }
-  Unpin(ctx, slot, t);
   return Status::Ok();
 }
 
 Status StartTrace(Context& ctx, uint64_t id, uint64_t buffer, uint64_t size) {
   constexpr const char* kCall = "hsaKmtPmcStartTrace";
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &slot, &t));
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &pin));
+  Trace& t = pin.item();
   const uint64_t need = uint64_t{t.privileged} * 8;
   uint64_t end = 0;
   if (buffer == 0 || size == 0 || size < need || !CheckedAdd<uint64_t>(buffer, size, &end)) {
-    Unpin(ctx, slot, t);
     FixedText<160> m;
     m.Append(kCall).Append(": trace buffer ").AppendHex(buffer).Append(" of ").AppendU64(
         size).Append(" bytes; a non-NULL buffer of at least ").AppendU64(need == 0 ? 1 : need).Append(
@@ -563,7 +544,6 @@ Status StartTrace(Context& ctx, uint64_t id, uint64_t buffer, uint64_t size) {
     return ctx.diag().Error(InvalidArgument(), kArea, m.c_str());
   }
   if (t.privileged != 0 && !t.access) {
-    Unpin(ctx, slot, t);
     FixedText<128> m;
     m.Append(kCall).Append(": trace id ").AppendHex(id).Append(
         " has IOMMU counters and no access (call hsaKmtPmcAcquireTraceAccess first)");
@@ -575,18 +555,16 @@ Status StartTrace(Context& ctx, uint64_t id, uint64_t buffer, uint64_t size) {
     t.buffer = buffer;
     t.buffer_size = size;
   }
-  Unpin(ctx, slot, t);
   return s;
 }
 
 Status QueryTrace(Context& ctx, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcQueryTrace";
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &slot, &t));
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &pin));
+  Trace& t = pin.item();
   if (!t.started) {
-    Unpin(ctx, slot, t);
     FixedText<128> m;
     m.Append(kCall).Append(": trace id ").AppendHex(id).Append(" is not started");
     return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea, m.c_str());
@@ -596,7 +574,6 @@ Status QueryTrace(Context& ctx, uint64_t id) {
     uint64_t v[3] = {0, 0, 0};
     const Status s = ctx.platform().PerfRead(t.fd[i], v);
     if (!s.ok()) {
-      Unpin(ctx, slot, t);
       FixedText<160> m;
       m.Append(kCall).Append(": reading IOMMU counter ").AppendHex(t.config[i]).Append(
           " failed: ").Append(StatusName(s));
@@ -609,22 +586,20 @@ Status QueryTrace(Context& ctx, uint64_t id) {
     std::memcpy(reinterpret_cast<void*>(static_cast<uintptr_t>(t.buffer)), values,
                 size_t{t.privileged} * 8);
   }
-  Unpin(ctx, slot, t);
   return Status::Ok();
 }
 
 Status StopTrace(Context& ctx, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcStopTrace";
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  Trace t;
-  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &slot, &t));
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &pin));
+  Trace& t = pin.item();
   Status s = Status::Ok();
   if (t.started) {
     s = SetEnabled(ctx, t, false, kCall);
     if (s.ok()) t.started = false;
   }
-  Unpin(ctx, slot, t);
   return s;
 }
 
@@ -637,13 +612,10 @@ void Teardown(Context& ctx) {
     Trace t;
     {
       LockGuard g(ctx.pmc_lock());
-      Trace& s = ctx.pmc().traces[i];
-      if (!s.live || s.busy) continue;
-      t = s;
-      s.live = false;
-      s.access = false;
-      s.started = false;
-      s.privileged = 0;
+      TraceTable& traces = ctx.pmc().traces;
+      if (!traces.IsLive(i) || traces.pins(i) != 0) continue;
+      t = traces[i];
+      traces.Free(i);
     }
     if (t.access) {
       if (t.started) (void)SetEnabled(ctx, t, false, "close");

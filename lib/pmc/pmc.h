@@ -25,8 +25,11 @@
 // in effect.
 //
 // Threading: any thread; the state is under pmc_lock() (a leaf lock never
-// held across a platform call). A call pins its trace; a concurrent call
-// on the same trace is UNAVAILABLE.
+// held across a platform call). The traces are a FixedSlotTable
+// (lib/core/slot_table.h); a call pins its trace through profile::PinSlot
+// (an exclusive SlotCopyPin that stores the call's copy back and unpins
+// when the call returns); a concurrent call on the same trace is
+// UNAVAILABLE.
 #ifndef HKE_LIB_PMC_PMC_H_
 #define HKE_LIB_PMC_PMC_H_
 
@@ -34,8 +37,10 @@
 
 #include "hsakmt/hsakmttypes.h"
 #include "lib/core/config.h"
+#include "lib/core/slot_table.h"
 #include "lib/core/status.h"
 #include "lib/pmc/tables.h"
+#include "lib/profile/profile.h"
 
 namespace hke {
 class Context;
@@ -78,28 +83,32 @@ struct IommuInfo {
   uint8_t ids[kMaxIommuCounters] = {};  // ascending
 };
 
+// One trace; its table slot (lib/core/slot_table.h) holds whether it is
+// live, its generation and its pin.
 struct Trace {
-  uint32_t generation = 0;
   uint32_t epoch = 0;
   uint32_t node = 0;
   uint32_t privileged = 0;  // IOMMU counters, config[] and fd[] entries
   uint32_t perf_type = 0;
-  bool live = false;
   bool access = false;   // fd[] are open
   bool started = false;
-  bool busy = false;
   uint64_t buffer = 0;   // StartTrace's buffer
   uint64_t buffer_size = 0;
   uint64_t config[config::kMaxPmcTraceCounters] = {};
   int fd[config::kMaxPmcTraceCounters] = {};
 };
 
+static_assert(config::kMaxPmcTraces <= 256, "the slot is 8 bits of the id");
+using TraceTable = FixedSlotTable<Trace, config::kMaxPmcTraces>;
+
 struct PmcState {
   IommuInfo iommu;
-  Trace traces[config::kMaxPmcTraces];
+  TraceTable traces{profile::kTraceTablePolicy};
   Blob blobs[config::kMaxPmcBlobs];
 };
 
+// The form of `ctx`'s trace ids (see kTraceIdTag).
+HandleFormat IdFormat(const Context& ctx);
 // The public id of a slot of `ctx` at a generation.
 uint64_t EncodeId(const Context& ctx, uint32_t slot, uint32_t generation);
 

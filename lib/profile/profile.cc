@@ -101,27 +101,21 @@ Status SpmSimple(Context& ctx, uint32_t node, uint32_t op, const char* call) {
 
 // ---- PC sampling ----
 
-// Finds the slot of a public id and pins it. INVALID_HANDLE (with a
+using TracePin = SlotCopyPin<TraceSlot, config::kMaxPcSamplingTraces, SpinLock>;
+
+// Finds the slot of a public id and pins it into `pin` (which works on a
+// copy and unpins when it goes out of scope). INVALID_HANDLE (with a
 // diagnostic) for an id that is not a live session of this open on `node`;
 // UNAVAILABLE while another call uses it.
-Status PinTrace(Context& ctx, uint32_t node, uint32_t id, const char* call, uint32_t* out_slot,
-                TraceSlot* out_copy) {
-  const uint32_t slot = id & 0xFFu;
+Status PinTrace(Context& ctx, uint32_t node, uint32_t id, const char* call, TracePin* pin) {
   PinResult r = PinResult::kUnknown;
-  TraceSlot copy;
   uint32_t owner = 0;
   {
     LockGuard g(ctx.profile_lock());
-    r = PinSlot(ctx.profile().traces, (id & kTraceIdTag) != 0 ? config::kMaxPcSamplingTraces : 0,
-                slot, ctx.open_epoch(), &node,
-                [&](const TraceSlot& c) { return EncodeTraceId(slot, c.generation) == id; }, &copy,
-                &owner);
+    r = PinSlot(ctx.profile().traces, ctx.profile_lock(), kTraceIdFormat, id, ctx.open_epoch(),
+                &node, pin, &owner);
   }
-  if (r == PinResult::kPinned) {
-    *out_slot = slot;
-    *out_copy = copy;
-    return Status::Ok();
-  }
+  if (r == PinResult::kPinned) return Status::Ok();
   FixedText<128> m;
   m.Append(call).Append(": ");
   if (r == PinResult::kBusy) {
@@ -135,11 +129,6 @@ Status PinTrace(Context& ctx, uint32_t node, uint32_t id, const char* call, uint
     m.Append(" is not a live PC-sampling session");
   }
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
-}
-
-void UnpinTrace(Context& ctx, uint32_t slot) {
-  LockGuard g(ctx.profile_lock());
-  ctx.profile().traces[slot].busy = false;
 }
 
 // One DESTROY/START/STOP for a pinned slot.
@@ -308,23 +297,17 @@ Status PcSamplingCreate(Context& ctx, uint32_t node, kfd::PcSampleInfo* info, ui
   node::NodeTarget n{};
   HKE_RETURN_IF_ERROR(ResolveGpu(ctx, node, "hsaKmtPcSamplingCreate", &n));
   // Reserve a slot first: a session the kernel creates always has a name.
-  uint32_t slot = config::kMaxPcSamplingTraces;
+  // A session of an earlier open (the kernel dropped it at the close) is
+  // reclaimed.
+  uint32_t slot = 0;
+  bool reserved = false;
   {
     LockGuard g(ctx.profile_lock());
+    TraceTable& traces = ctx.profile().traces;
     const uint32_t epoch = ctx.open_epoch();
-    for (uint32_t i = 0; i < config::kMaxPcSamplingTraces; ++i) {
-      TraceSlot& t = ctx.profile().traces[i];
-      if (t.busy || (t.live && t.epoch == epoch)) continue;
-      if (t.live) {  // a session of an earlier open: the kernel dropped it at the close
-        t.live = false;
-        t.generation = (t.generation + 1) & kTraceGenerationMask;
-      }
-      t.busy = true;
-      slot = i;
-      break;
-    }
+    reserved = traces.Allocate(&slot, [&](uint32_t i) { return traces[i].epoch != epoch; });
   }
-  if (slot == config::kMaxPcSamplingTraces) {
+  if (!reserved) {
     FixedText<96> t;
     t.Append("all ").AppendU64(config::kMaxPcSamplingTraces).Append(
         " PC-sampling sessions of the context are in use");
@@ -346,29 +329,31 @@ Status PcSamplingCreate(Context& ctx, uint32_t node, kfd::PcSampleInfo* info, ui
     bad = kfd::DecodePcSample(sent, a, &kernel_id);
     if (bad.ok()) {
       LockGuard g(ctx.profile_lock());
-      for (uint32_t i = 0; i < config::kMaxPcSamplingTraces; ++i) {
-        const TraceSlot& t = ctx.profile().traces[i];
-        if (i != slot && t.live && t.epoch == ctx.open_epoch() && t.gpu_id == n.gpu_id &&
+      TraceTable& traces = ctx.profile().traces;
+      for (uint32_t i = 0; i < traces.high_water(); ++i) {
+        const TraceSlot& t = traces[i];
+        if (i != slot && traces.IsLive(i) && t.epoch == ctx.open_epoch() && t.gpu_id == n.gpu_id &&
             t.kernel_id == kernel_id) {
           bad = Protocol();
         }
       }
       if (bad.ok()) {
-        TraceSlot& t = ctx.profile().traces[slot];
-        if (t.generation == 0) t.generation = 1;
+        TraceSlot& t = traces[slot];
         t.epoch = ctx.open_epoch();
         t.node = node;
         t.gpu_id = n.gpu_id;
         t.kernel_id = kernel_id;
-        t.live = true;
         t.started = false;
-        t.busy = false;
-        *out_id = EncodeTraceId(slot, t.generation);
+        traces.Publish(slot);
+        *out_id = static_cast<uint32_t>(traces.Encode(kTraceIdFormat, slot));
         return Status::Ok();
       }
     }
   }
-  UnpinTrace(ctx, slot);
+  {
+    LockGuard g(ctx.profile_lock());
+    ctx.profile().traces.Abandon(slot);
+  }
   if (!s.ok()) {
     if (s.is_errno(err::kEEXIST)) {
       // Another session runs with a different configuration; the kernel
@@ -386,27 +371,19 @@ Status PcSamplingCreate(Context& ctx, uint32_t node, kfd::PcSampleInfo* info, ui
 
 Status PcSamplingDestroy(Context& ctx, uint32_t node, uint32_t id) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  TraceSlot t{};
-  HKE_RETURN_IF_ERROR(PinTrace(ctx, node, id, "hsaKmtPcSamplingDestroy", &slot, &t));
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(PinTrace(ctx, node, id, "hsaKmtPcSamplingDestroy", &pin));
+  TraceSlot& t = pin.item();
   if (t.started) {
     const Status s = TraceOp(ctx, t, kfd::kPcsOpStop, "PC_SAMPLE STOP (before DESTROY)");
-    if (!s.ok() && !s.is_errno(err::kEALREADY)) {
-      UnpinTrace(ctx, slot);
-      return s;
-    }
-    LockGuard g(ctx.profile_lock());
-    ctx.profile().traces[slot].started = false;
+    if (!s.ok() && !s.is_errno(err::kEALREADY)) return s;
+    t.started = false;
   }
   const Status s = TraceOp(ctx, t, kfd::kPcsOpDestroy, "PC_SAMPLE DESTROY");
-  LockGuard g(ctx.profile_lock());
-  TraceSlot& live = ctx.profile().traces[slot];
   if (s.ok()) {
-    live.live = false;
-    live.generation = (live.generation + 1) & kTraceGenerationMask;
-    if (live.generation == 0) live.generation = 1;
+    LockGuard g(ctx.profile_lock());
+    ctx.profile().traces.Free(pin.slot());
   }
-  live.busy = false;
   return s;
 }
 
@@ -416,17 +393,12 @@ namespace {
 // in the wanted state, which the slot then records.
 Status StartOrStop(Context& ctx, uint32_t node, uint32_t id, bool start) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t slot = 0;
-  TraceSlot t{};
-  HKE_RETURN_IF_ERROR(PinTrace(ctx, node, id,
-                               start ? "hsaKmtPcSamplingStart" : "hsaKmtPcSamplingStop", &slot,
-                               &t));
-  const Status s = TraceOp(ctx, t, start ? kfd::kPcsOpStart : kfd::kPcsOpStop,
+  TracePin pin;
+  HKE_RETURN_IF_ERROR(
+      PinTrace(ctx, node, id, start ? "hsaKmtPcSamplingStart" : "hsaKmtPcSamplingStop", &pin));
+  const Status s = TraceOp(ctx, pin.item(), start ? kfd::kPcsOpStart : kfd::kPcsOpStop,
                            start ? "PC_SAMPLE START" : "PC_SAMPLE STOP");
-  LockGuard g(ctx.profile_lock());
-  TraceSlot& live = ctx.profile().traces[slot];
-  if (s.ok() || s.is_errno(err::kEALREADY)) live.started = start;
-  live.busy = false;
+  if (s.ok() || s.is_errno(err::kEALREADY)) pin.item().started = start;
   return s;
 }
 

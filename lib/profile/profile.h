@@ -24,15 +24,18 @@
 // the configuration of the session already running into the caller's info.
 //
 // Threading: any thread. The trace table and the per-node SPM bookkeeping
-// are under profile_lock() (a leaf lock), never held across an ioctl. A
-// trace slot or a node's SPM is pinned for the duration of one call; a
-// concurrent call on the same trace or node is UNAVAILABLE.
+// are under profile_lock() (a leaf lock), never held across an ioctl. The
+// sessions are a FixedSlotTable (lib/core/slot_table.h). A trace slot (an
+// exclusive SlotCopyPin, released when the call returns) or a node's SPM is
+// pinned for the duration of one call; a concurrent call on the same trace
+// or node is UNAVAILABLE.
 #ifndef HKE_LIB_PROFILE_PROFILE_H_
 #define HKE_LIB_PROFILE_PROFILE_H_
 
 #include <cstdint>
 
 #include "lib/core/config.h"
+#include "lib/core/slot_table.h"
 #include "lib/core/status.h"
 #include "lib/kfd/abi.h"
 
@@ -42,16 +45,14 @@ class Context;
 
 namespace hke::profile {
 
-// One PC-sampling session of the context.
+// One PC-sampling session of the context; its table slot (lib/core/
+// slot_table.h) holds whether it is live, its generation and its pin.
 struct TraceSlot {
-  uint32_t generation = 0;  // bumped on every free; part of the public id
   uint32_t epoch = 0;       // Context::open_epoch() the session belongs to
   uint32_t node = 0;        // user node the session was created on
   uint32_t gpu_id = 0;
   uint32_t kernel_id = 0;   // the kernel's trace id, in [1, 0x7FFFFFFF]
-  bool live = false;        // a kernel session exists
   bool started = false;     // START succeeded and no STOP since
-  bool busy = false;        // a call is using the slot (or creating it)
 };
 
 // Per-node SPM bookkeeping, valid for the epoch it was written in.
@@ -61,45 +62,51 @@ struct SpmNode {
   bool busy = false;
 };
 
-// Per-context profiling state (small: kMaxPcSamplingTraces slots and one
-// SpmNode per node).
-struct ProfileState {
-  TraceSlot traces[config::kMaxPcSamplingTraces];
-  SpmNode spm[config::kMaxNodes];
-};
-
 // The public id of slot `slot` at `generation`: bit 31 set (so never 0,
 // upstream's invalid id), generation in bits 30..8, slot in bits 7..0.
 constexpr uint32_t kTraceIdTag = 0x80000000u;
 constexpr uint32_t kTraceGenerationMask = 0x7FFFFFu;
+inline constexpr HandleFormat kTraceIdFormat{kTraceIdTag, ~uint64_t{0} << 31, 8, 23, 0};
 constexpr uint32_t EncodeTraceId(uint32_t slot, uint32_t generation) {
-  return kTraceIdTag | ((generation & kTraceGenerationMask) << 8) | (slot & 0xFFu);
+  return static_cast<uint32_t>(EncodeHandle(kTraceIdFormat, slot, generation));
 }
+
+// Trace tables (PC-sampling sessions here, PMC traces in lib/pmc): the
+// lowest free slot is taken, generations count 1..kTraceGenerationMask.
+inline constexpr SlotTable::Policy kTraceTablePolicy{SlotTable::Reuse::kLowestIndex,
+                                                     kTraceGenerationMask, true};
+static_assert(config::kMaxPcSamplingTraces <= 256, "the slot is 8 bits of the id");
+using TraceTable = FixedSlotTable<TraceSlot, config::kMaxPcSamplingTraces>;
+
+// Per-context profiling state (small: kMaxPcSamplingTraces slots and one
+// SpmNode per node).
+struct ProfileState {
+  TraceTable traces{kTraceTablePolicy};
+  SpmNode spm[config::kMaxNodes];
+};
 
 // The pin protocol of a table of trace slots, shared by the PC-sampling
 // sessions and the PMC traces: under the table's lock (the caller's) a call
-// finds the slot its public id names, marks it busy and takes a copy to
-// work on outside the lock; a second call on the same id meanwhile finds it
-// busy. `Slot` has live, epoch, node and busy; `id_matches(slot)` checks the
-// rest of the id (its tag and generation) against the slot; `node` is the
-// node the call names (nullptr for the calls that name none: the PMC's
-// Start/Query/StopTrace; every node value, ~0u included, is checked). *out_copy
-// is written when the result is kPinned, *out_owner (the slot's node)
-// whenever the id named a live slot (kPinned, kOtherNode, kBusy).
+// finds the live slot its public id names (`format`: tag and generation),
+// checks the open epoch and the node, and pins it exclusively with a copy
+// to work on outside the lock (`pin` stores the copy back and unpins when
+// it goes out of scope); a second call on the same id meanwhile finds it
+// busy. `Slot` has epoch and node; `node` is the node the call names
+// (nullptr for the calls that name none: the PMC's Start/Query/StopTrace;
+// every node value, ~0u included, is checked). *out_owner (the slot's
+// node) is written whenever the id named a live slot (kPinned, kOtherNode,
+// kBusy).
 enum class PinResult : uint8_t { kPinned, kUnknown, kOtherNode, kBusy };
 
-template <typename Slot, typename IdMatches>
-PinResult PinSlot(Slot* slots, uint32_t capacity, uint32_t index, uint32_t epoch,
-                  const uint32_t* node, IdMatches id_matches, Slot* out_copy,
-                  uint32_t* out_owner) {
-  if (index >= capacity) return PinResult::kUnknown;
-  Slot& s = slots[index];
-  if (!s.live || s.epoch != epoch || !id_matches(s)) return PinResult::kUnknown;
-  *out_owner = s.node;
-  if (node != nullptr && s.node != *node) return PinResult::kOtherNode;
-  if (s.busy) return PinResult::kBusy;
-  s.busy = true;
-  *out_copy = s;
+template <typename Slot, uint32_t N, typename Lock>
+PinResult PinSlot(FixedSlotTable<Slot, N>& table, Lock& lock, const HandleFormat& format,
+                  uint64_t id, uint32_t epoch, const uint32_t* node,
+                  SlotCopyPin<Slot, N, Lock>* pin, uint32_t* out_owner) {
+  uint32_t slot = 0;
+  if (!table.Find(format, id, &slot) || table[slot].epoch != epoch) return PinResult::kUnknown;
+  *out_owner = table[slot].node;
+  if (node != nullptr && table[slot].node != *node) return PinResult::kOtherNode;
+  if (!pin->HoldExclusive(table, lock, slot)) return PinResult::kBusy;
   return PinResult::kPinned;
 }
 

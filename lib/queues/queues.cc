@@ -18,7 +18,6 @@ namespace hke::queues {
 namespace {
 
 constexpr const char* kArea = "queues";
-constexpr uint32_t kNil = QueuesState::kNil;
 
 // What Create learns about the node under the topology lock.
 struct NodeInfo {
@@ -58,51 +57,25 @@ bool IsCompute(uint32_t kfd_type) {
 
 // Slot table ---------------------------------------------------------------
 
+// A live slot with a cleared descriptor.
 Status TakeSlot(Context& ctx, QueuesState& q, uint32_t* out) {
-  uint32_t slot = kNil;
-  if (q.high_water < config::kMaxQueues) {
-    slot = q.high_water++;
-    q.slots[slot] = QueueSlot{};
-    q.slots[slot].next_free = kNil;
-  } else if (q.free_head != kNil) {
-    slot = q.free_head;
-    q.free_head = q.slots[slot].next_free;
-    if (q.free_head == kNil) q.free_tail = kNil;
-  } else {
+  uint32_t slot = 0;
+  if (!q.slots.Allocate(&slot)) {
     return ctx.diag().Error(Exhausted(), kArea,
                             "every queue slot is in use (config::kMaxQueues)");
   }
-  QueueSlot& s = q.slots[slot];
-  const uint32_t gen = s.generation + 1;
-  s = QueueSlot{};
-  s.generation = gen;
-  s.next_free = kNil;
-  s.in_use = true;
-  ++q.live;
+  q.slots.Publish(slot);
+  q.slots[slot] = QueueSlot{};
   *out = slot;
   return Status::Ok();
 }
 
-void ReleaseSlot(QueuesState& q, uint32_t slot) {
-  QueueSlot& s = q.slots[slot];
-  s.in_use = false;
-  s.next_free = kNil;
-  if (q.free_tail == kNil) {
-    q.free_head = slot;
-  } else {
-    q.slots[q.free_tail].next_free = slot;
-  }
-  q.free_tail = slot;
-  --q.live;
-}
-
 Status Lookup(QueuesState& q, uint64_t id, uint32_t epoch, QueueSlot** out) {
   uint32_t slot = 0;
-  uint32_t gen = 0;
-  if (!DecodeQueueId(id, &slot, &gen) || slot >= q.high_water) return InvalidHandle();
-  QueueSlot& s = q.slots[slot];
-  if (!s.in_use || (s.generation & 0xFFFFFu) != gen || s.epoch != epoch) return InvalidHandle();
-  *out = &s;
+  if (!q.slots.Find(kQueueIdFormat, id, &slot) || q.slots[slot].epoch != epoch) {
+    return InvalidHandle();
+  }
+  *out = &q.slots[slot];
   return Status::Ok();
 }
 
@@ -127,9 +100,7 @@ uint32_t CurrentEpoch(Context& ctx) {
   }
   QueuesState& q = ctx.queues();
   if (q.epoch != epoch) {
-    for (uint32_t i = 0; i < q.high_water; ++i) {
-      if (q.slots[i].in_use) ReleaseSlot(q, i);
-    }
+    q.slots.FreeAll();
     for (uint32_t g = 0; g < config::kMaxGpus; ++g) q.doorbells[g] = DoorbellMapping{};
     q.epoch = epoch;
   }
@@ -389,7 +360,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
     if (!s.ok()) return ctx.diag().Error(s, kArea, "the queue's event is not a live event");
   }
 
-  uint32_t slot = kNil;
+  uint32_t slot = 0;
   HKE_RETURN_IF_ERROR(TakeSlot(ctx, q, &slot));
   QueueSlot& qs = q.slots[slot];
   qs.epoch = epoch;
@@ -404,7 +375,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
 
   auto fail = [&](Status st) {
     (void)FreeBuffers(ctx, qs);
-    ReleaseSlot(q, slot);
+    q.slots.Free(slot);
     return st;
   };
 
@@ -476,7 +447,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   qs.cu_mask_bits = (cus + 31) / 32 * 32;
 
   HsaQueueResource res = *out;
-  res.QueueId = EncodeQueueId(slot, qs.generation);
+  res.QueueId = q.slots.Encode(kQueueIdFormat, slot);
   res.QueueDoorBell = qs.doorbell_va;
   res.QueueWptrValue = req.write_ptr;
   res.QueueRptrValue = req.read_ptr;
@@ -531,7 +502,7 @@ Status Destroy(Context& ctx, uint64_t queue_id) {
                             "freeing a destroyed queue's buffers failed; memory teardown keeps them");
   }
   DropDoorbell(q, qs->gpu);
-  ReleaseSlot(q, static_cast<uint32_t>(qs - q.slots));
+  q.slots.Free(q.slots.IndexOf(qs));
   return Status::Ok();
 }
 
@@ -612,9 +583,9 @@ Status GetStats(Context& ctx, Stats* out) {
   LockGuard lock(ctx.queues_lock());
   const QueuesState& q = ctx.queues();
   Stats st{};
-  st.live = q.live;
+  st.live = q.slots.live();
   st.capacity = config::kMaxQueues;
-  st.slots_touched = q.high_water;
+  st.slots_touched = q.slots.high_water();
   for (uint32_t g = 0; g < config::kMaxGpus; ++g) {
     if (q.doorbells[g].va != 0) ++st.doorbell_mappings;
   }
@@ -634,9 +605,9 @@ Status KernelQueueId(Context& ctx, uint64_t queue_id, uint32_t* out) {
 void Teardown(Context& ctx) {
   LockGuard lock(ctx.queues_lock());
   QueuesState& q = ctx.queues();
-  for (uint32_t i = 0; i < q.high_water; ++i) {
+  for (uint32_t i = 0; i < q.slots.high_water(); ++i) {
+    if (!q.slots.IsUsed(i)) continue;
     QueueSlot& s = q.slots[i];
-    if (!s.in_use) continue;
     kfd::DestroyQueueArgs a{};
     Status st = kfd::EncodeDestroyQueue(s.kfd_queue_id, &a);
     if (st.ok()) st = device::Ioctl(ctx, &a);
@@ -648,7 +619,7 @@ void Teardown(Context& ctx) {
                               "a queue could not be destroyed at close; it is forgotten");
     }
     DropDoorbell(q, s.gpu);
-    ReleaseSlot(q, i);
+    q.slots.Free(i);
   }
   ReleaseDoorbells(ctx, q);
 }
@@ -656,9 +627,7 @@ void Teardown(Context& ctx) {
 void Forget(Context& ctx) {
   LockGuard lock(ctx.queues_lock());
   QueuesState& q = ctx.queues();
-  for (uint32_t i = 0; i < q.high_water; ++i) {
-    if (q.slots[i].in_use) ReleaseSlot(q, i);
-  }
+  q.slots.FreeAll();
   for (uint32_t g = 0; g < config::kMaxGpus; ++g) q.doorbells[g] = DoorbellMapping{};
 }
 

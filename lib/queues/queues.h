@@ -4,7 +4,7 @@
 //
 // Model (upstream's queues.c semantics, fixed storage, checked handles):
 //  - Every queue occupies one slot of a fixed descriptor table
-//    (QueuesState::slots, config::kMaxQueues entries: the KFD's 1024 queues
+//    (QueuesState::slots, a FixedSlotTable of lib/core/slot_table.h, config::kMaxQueues entries: the KFD's 1024 queues
 //    per process by default, 16 on small-board). The HSA_QUEUEID handed to
 //    the caller encodes a tag, the slot and the slot's generation (counted
 //    up each time the slot is taken): EncodeQueueId below. A handle is
@@ -72,6 +72,7 @@
 
 #include "hsakmt/hsakmttypes.h"
 #include "lib/core/config.h"
+#include "lib/core/slot_table.h"
 #include "lib/core/status.h"
 
 namespace hke {
@@ -139,9 +140,10 @@ Status CheckRing(uint64_t address, uint64_t size, bool allow_disable);
 inline uint32_t DoorbellBytes(uint32_t gfx_version) { return gfx_version >= 90000 ? 8u : 4u; }
 uint64_t DoorbellSliceSize(uint32_t gfx_version, uint32_t page_size);
 
-// HSA_QUEUEID encoding: tag (bits 48..63) | generation (20 bits, 28..47)
-// | slot + 1 (bits 0..27). Never 0.
+// HSA_QUEUEID encoding (lib/core/slot_table.h's HandleFormat): tag (bits
+// 48..63) | generation (20 bits, 28..47) | slot + 1 (bits 0..27). Never 0.
 inline constexpr uint64_t kQueueIdTag = 0x4851ull;  // "HQ"
+inline constexpr HandleFormat kQueueIdFormat{kQueueIdTag << 48, 0xFFFFull << 48, 28, 20, 1};
 uint64_t EncodeQueueId(uint32_t slot, uint32_t generation);
 // false for a value that is not of this form (the slot range is checked by
 // the caller).
@@ -157,10 +159,9 @@ inline constexpr uint32_t kRptrOffset = 16;  // its pointers here too
 inline constexpr uint32_t kCuMaskOffset = 64;
 inline constexpr uint32_t kCuMaskWords = 32;  // 1024 bits, the kernel's limit
 
+// One queue; its table slot (lib/core/slot_table.h) holds whether it is
+// in use and its generation.
 struct QueueSlot {
-  uint32_t generation;
-  uint32_t next_free;
-  bool in_use;
   uint32_t epoch;           // open epoch the queue was created in
   uint32_t kfd_queue_id;
   uint32_t node;
@@ -189,17 +190,16 @@ struct DoorbellMapping {
   bool bo = false;     // a DOORBELL BO of the memory subsystem (else a plain mmap)
 };
 
-// Small members have initialisers (run by Context's constructor); `slots`
-// is left untouched until a slot is first taken.
+// Small members have initialisers (run by Context's constructor); the
+// table's slots are left untouched until a slot is first taken. Never-used
+// slots first, then the oldest freed; generations count modulo 2^32 (the
+// id carries 20 bits).
+inline constexpr SlotTable::Policy kQueueTablePolicy{SlotTable::Reuse::kFreshFirstFifo,
+                                                     0xffffffffu, false};
 struct QueuesState {
   uint32_t epoch = 0;       // open epoch the table belongs to (queues of an
                             // older one, e.g. a forked child's, are forgotten)
-  uint32_t live = 0;
-  uint32_t high_water = 0;  // slots [0, high_water) have been initialised
-  uint32_t free_head = kNil;
-  uint32_t free_tail = kNil;
-  static constexpr uint32_t kNil = 0xffffffffu;
-  QueueSlot slots[config::kMaxQueues];
+  FixedSlotTable<QueueSlot, config::kMaxQueues> slots{kQueueTablePolicy};
   DoorbellMapping doorbells[config::kMaxGpus];
 };
 

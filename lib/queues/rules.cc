@@ -156,17 +156,11 @@ uint64_t DoorbellSliceSize(uint32_t gfx_version, uint32_t page_size) {
 }
 
 uint64_t EncodeQueueId(uint32_t slot, uint32_t generation) {
-  return (kQueueIdTag << 48) | (uint64_t{generation & 0xFFFFFu} << 28) |
-         (uint64_t{slot} + 1u);
+  return EncodeHandle(kQueueIdFormat, slot, generation);
 }
 
 bool DecodeQueueId(uint64_t id, uint32_t* out_slot, uint32_t* out_generation) {
-  if ((id >> 48) != kQueueIdTag) return false;
-  const uint64_t low = id & ((uint64_t{1} << 28) - 1);
-  if (low == 0) return false;
-  *out_slot = static_cast<uint32_t>(low - 1);
-  *out_generation = static_cast<uint32_t>((id >> 28) & 0xFFFFFu);
-  return true;
+  return DecodeHandle(kQueueIdFormat, id, out_slot, out_generation);
 }
 
 }  // namespace hke::queues
