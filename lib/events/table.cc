@@ -316,7 +316,7 @@ Status PinnedSignalCall(Context& ctx, const HsaEvent* event, const char* what, b
   EventsState& st = ctx.events();
   uint32_t slot = kNil;
   uint32_t id = 0;
-  SlotPin<SpinLock> pin;  // unpins at return, with events_lock taken again
+  SlotPin<Mutex> pin;  // unpins at return, with events_lock taken again
   {
     LockGuard g(ctx.events_lock());
     SyncEpochLocked(st, epoch);

@@ -262,7 +262,7 @@ Status BadId(Context& ctx, const char* call, uint64_t id, const char* why) {
   return ctx.diag().Error(InvalidHandle(), kArea, m.c_str());
 }
 
-using TracePin = SlotCopyPin<Trace, config::kMaxPmcTraces, SpinLock>;
+using TracePin = SlotCopyPin<Trace, config::kMaxPmcTraces, Mutex>;
 
 // Pins the live trace `id` of this open into `pin` (a copy to work on,
 // stored back and unpinned when `pin` goes out of scope), on *node when

@@ -101,7 +101,7 @@ Status SpmSimple(Context& ctx, uint32_t node, uint32_t op, const char* call) {
 
 // ---- PC sampling ----
 
-using TracePin = SlotCopyPin<TraceSlot, config::kMaxPcSamplingTraces, SpinLock>;
+using TracePin = SlotCopyPin<TraceSlot, config::kMaxPcSamplingTraces, Mutex>;
 
 // Finds the slot of a public id and pins it into `pin` (which works on a
 // copy and unpins when it goes out of scope). INVALID_HANDLE (with a
