@@ -1,0 +1,2 @@
+// A module above core.
+#include "lib/core/upward.h"
