@@ -11,6 +11,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "doctest/doctest.h"
@@ -121,6 +122,18 @@ class SimBoard {
       out.push_back(bytes);
     }
     return out;
+  }
+  // One traced argument block read as the ABI structure `T` (lib/kfd/abi.h):
+  // the block must be exactly that structure's bytes (the trace records the
+  // whole block the request code sizes), so a test names fields instead of
+  // byte offsets and a layout change fails here instead of misreading.
+  template <typename T>
+  static T As(const std::vector<uint8_t>& b) {
+    static_assert(std::is_trivially_copyable<T>::value, "an ABI argument block");
+    REQUIRE(b.size() == sizeof(T));
+    T v{};
+    std::memcpy(&v, b.data(), sizeof(T));
+    return v;
   }
   static uint32_t U32(const std::vector<uint8_t>& b, size_t off) {
     uint32_t v = 0;
