@@ -172,16 +172,6 @@ class SimBoard {
     if (!out.empty()) std::memcpy(out.data(), b.data() + sizeof(H), out.size() * sizeof(E));
     return out;
   }
-  static uint32_t U32(const std::vector<uint8_t>& b, size_t off) {
-    uint32_t v = 0;
-    std::memcpy(&v, b.data() + off, sizeof(v));
-    return v;
-  }
-  static uint64_t U64(const std::vector<uint8_t>& b, size_t off) {
-    uint64_t v = 0;
-    std::memcpy(&v, b.data() + off, sizeof(v));
-    return v;
-  }
   hke_memory_stats Stats() {
     hke_memory_stats st{};
     st.struct_size = sizeof(st);
