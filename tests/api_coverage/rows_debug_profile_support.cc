@@ -163,11 +163,15 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
   const std::vector<Row> r = {
       // ------------------------------------------ deprecated debugger calls
       {"hsaKmtDbgRegister", Kind::kReal,
-       [](Env& e) { return Deprecated<k::DbgRegisterArgs>(e, "DBG_REGISTER_DEPRECATED", hsaKmtDbgRegister); },
+       [](Env& e) {
+         return Deprecated<k::DbgRegisterArgs>(e, "DBG_REGISTER_DEPRECATED", hsaKmtDbgRegister);
+       },
        [](Env& e) { return PastTopology(e, hsaKmtDbgRegister); }},
       {"hsaKmtDbgUnregister", Kind::kReal,
-       [](Env& e) { return Deprecated<k::DbgUnregisterArgs>(e, "DBG_UNREGISTER_DEPRECATED",
-                                                         hsaKmtDbgUnregister); },
+       [](Env& e) {
+         return Deprecated<k::DbgUnregisterArgs>(e, "DBG_UNREGISTER_DEPRECATED",
+                                                 hsaKmtDbgUnregister);
+       },
        [](Env& e) { return PastTopology(e, hsaKmtDbgUnregister); }},
       {"hsaKmtDbgWavefrontControl", Kind::kReal,
        [](Env& e) {
@@ -186,12 +190,13 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
        }},
       {"hsaKmtDbgAddressWatch", Kind::kReal,
        [](Env& e) {
-         return Deprecated<k::DbgAddressWatchArgs>(e, "DBG_ADDRESS_WATCH_DEPRECATED", [](uint32_t n) {
-           HSA_DBG_WATCH_MODE modes[1] = {HSA_DBG_WATCH_READ};
-           void* addrs[1] = {reinterpret_cast<void*>(uintptr_t{0x1000})};
-           HSAuint64 masks[1] = {0xfff};
-           return hsaKmtDbgAddressWatch(n, 1, modes, addrs, masks, nullptr);
-         });
+         return Deprecated<k::DbgAddressWatchArgs>(
+             e, "DBG_ADDRESS_WATCH_DEPRECATED", [](uint32_t n) {
+               HSA_DBG_WATCH_MODE modes[1] = {HSA_DBG_WATCH_READ};
+               void* addrs[1] = {reinterpret_cast<void*>(uintptr_t{0x1000})};
+               HSAuint64 masks[1] = {0xfff};
+               return hsaKmtDbgAddressWatch(n, 1, modes, addrs, masks, nullptr);
+             });
        },
        [](Env& e) {
          const uint32_t n = e.Gpu();
@@ -212,9 +217,8 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
          const HSAKMT_STATUS s = hsaKmtRuntimeEnable(&r_debug, true);
          const auto a = e.board().Args("RUNTIME_ENABLE");
          return e.Ok(s,
-                     a.size() == 1 &&
-                         hketest::SimBoard::As<k::RuntimeEnableArgs>(a[0]).r_debug ==
-                             reinterpret_cast<uintptr_t>(&r_debug),
+                     a.size() == 1 && hketest::SimBoard::As<k::RuntimeEnableArgs>(a[0]).r_debug ==
+                                          reinterpret_cast<uintptr_t>(&r_debug),
                      "RUNTIME_ENABLE with r_debug");
        },
        [](Env& e) {
@@ -231,10 +235,9 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
          e.Mark();
          const HSAKMT_STATUS s = hsaKmtRuntimeDisable();
          const auto a = e.board().Args("RUNTIME_ENABLE");
-         return e.Ok(s,
-                     a.size() == 1 &&
-                         hketest::SimBoard::As<k::RuntimeEnableArgs>(a[0]).mode_mask == 0,
-                     "RUNTIME_ENABLE with mode 0");
+         return e.Ok(
+             s, a.size() == 1 && hketest::SimBoard::As<k::RuntimeEnableArgs>(a[0]).mode_mask == 0,
+             "RUNTIME_ENABLE with mode 0");
        },
        [](Env& e) { return Closed(e, hsaKmtRuntimeDisable); }},
       {"hsaKmtGetRuntimeCapabilities", Kind::kReal,
