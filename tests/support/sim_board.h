@@ -71,13 +71,16 @@ class SimBoard {
   // The simulator's platform table, and a replacement for it behind the
   // default context (e.g. a decorator over platform()); device closed.
   hke_platform platform() const { return platform_; }
-  void UsePlatform(hke_platform p) {
+  void UsePlatform(hke_platform p) { UsePlatform(p, &SimBoard::OnDiag, this, flags_); }
+  // The same with the caller's diagnostics callback and hke_config flags
+  // (a fresh default context; Diags() then records nothing).
+  void UsePlatform(hke_platform p, hke_diag_fn diag, void* diag_user, uint32_t flags) {
     hke_config c{};
     c.struct_size = sizeof(c);
     c.platform = p;
-    c.diag = &SimBoard::OnDiag;
-    c.diag_user = this;
-    c.flags = flags_;
+    c.diag = diag;
+    c.diag_user = diag_user;
+    c.flags = flags;
     REQUIRE(hke_default_context_configure(&c) == HKE_OK);
   }
 
