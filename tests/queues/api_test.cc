@@ -156,9 +156,7 @@ namespace {
 // The ALLOC_MEMORY_OF_GPU of the trace whose VA range holds `va`.
 bool AllocHolding(SimBoard& b, uint64_t va, k::AllocMemoryOfGpuArgs* out) {
   for (const std::vector<uint8_t>& bytes : b.Args("ALLOC_MEMORY_OF_GPU")) {
-    k::AllocMemoryOfGpuArgs a{};
-    REQUIRE(bytes.size() == sizeof(a));
-    std::memcpy(&a, bytes.data(), sizeof(a));
+    const auto a = SimBoard::As<k::AllocMemoryOfGpuArgs>(bytes);
     if (va >= a.va_addr && va - a.va_addr < a.size) {
       *out = a;
       return true;
@@ -200,9 +198,7 @@ TEST_CASE("a queue's host buffers belong to the queue's GPU: the pointer page is
                             nullptr, &pm4) == HSAKMT_STATUS_SUCCESS);
   const auto creates = b.Args("CREATE_QUEUE");
   REQUIRE(creates.size() == 1);
-  k::CreateQueueArgs c{};
-  REQUIRE(creates[0].size() == sizeof(c));
-  std::memcpy(&c, creates[0].data(), sizeof(c));
+  const auto c = SimBoard::As<k::CreateQueueArgs>(creates[0]);
   REQUIRE(c.ctx_save_restore_address != 0);
   k::AllocMemoryOfGpuArgs cwsr{};
   REQUIRE(AllocHolding(b, c.ctx_save_restore_address, &cwsr));
@@ -409,13 +405,10 @@ TEST_CASE("GetQueueInfo reads the wave state of a compute queue's save area; an 
   CHECK(Count(b.Ioctls(), "GET_QUEUE_WAVE_STATE") == 1);
   REQUIRE(info.SaveAreaHeader != nullptr);
   // The header carries the error event and the caller's ErrorReason.
-  const auto* raw = reinterpret_cast<const uint8_t*>(info.SaveAreaHeader);
-  uint64_t payload = 0;
-  uint32_t event_id = 0;
-  std::memcpy(&payload, raw + 24, 8);
-  std::memcpy(&event_id, raw + 32, 4);
-  CHECK(payload == reinterpret_cast<uintptr_t>(&error_reason));
-  CHECK(event_id == ev->EventId);
+  k::ContextSaveAreaHeader header{};
+  std::memcpy(&header, info.SaveAreaHeader, sizeof(header));
+  CHECK(header.err_payload_addr == reinterpret_cast<uintptr_t>(&error_reason));
+  CHECK(header.err_event_id == ev->EventId);
   CHECK(info.ControlStackUsedInBytes == 0);  // nothing was saved
   CHECK(reinterpret_cast<uintptr_t>(info.ControlStackTop) ==
         reinterpret_cast<uintptr_t>(info.UserContextSaveArea));
@@ -636,10 +629,7 @@ namespace {
 std::vector<k::CreateQueueArgs> CreateRequests(SimBoard& b) {
   std::vector<k::CreateQueueArgs> out;
   for (const auto& bytes : b.Args("CREATE_QUEUE")) {
-    REQUIRE(bytes.size() >= sizeof(k::CreateQueueArgs));
-    k::CreateQueueArgs a{};
-    std::memcpy(&a, bytes.data(), sizeof(a));
-    out.push_back(a);
+    out.push_back(SimBoard::As<k::CreateQueueArgs>(bytes));
   }
   return out;
 }
@@ -727,11 +717,8 @@ TEST_CASE("UpdateQueue with a NULL ring of size 0 disables a PM4, AQL or SDMA qu
     CHECK(state() == KFDSIM_QUEUE_IDLE);
     const auto sent = b.Args("UPDATE_QUEUE");
     REQUIRE(sent.size() == 2);
-    k::UpdateQueueArgs off{}, on{};
-    REQUIRE(sent[0].size() >= sizeof(off));
-    REQUIRE(sent[1].size() >= sizeof(on));
-    std::memcpy(&off, sent[0].data(), sizeof(off));
-    std::memcpy(&on, sent[1].data(), sizeof(on));
+    const auto off = SimBoard::As<k::UpdateQueueArgs>(sent[0]);
+    const auto on = SimBoard::As<k::UpdateQueueArgs>(sent[1]);
     CHECK(off.ring_base_address == 0);
     CHECK(off.ring_size == 0);
     CHECK(off.queue_percentage == 100);
