@@ -24,16 +24,17 @@ int AcceptDeprecated(void*, uint32_t request, void*, size_t, int result) {
 }
 
 // A deprecated call on Gpu() against an accepting kernel: SUCCESS, and the
-// ioctl named `ioctl` carried the node's gpu_id at `gpu_id_offset`.
-template <typename Call>
-Outcome Deprecated(Env& e, const char* ioctl, size_t gpu_id_offset, Call call) {
+// ioctl named `ioctl`, whose argument block is `Args`, carried the node's
+// gpu_id.
+template <typename Args, typename Call>
+Outcome Deprecated(Env& e, const char* ioctl, Call call) {
   const uint32_t n = e.Gpu();
   kfdsim_set_tamper(e.sim(), &AcceptDeprecated, nullptr);
   e.Mark();
   const HSAKMT_STATUS s = call(n);
   kfdsim_set_tamper(e.sim(), nullptr, nullptr);
   const auto a = e.board().Args(ioctl);
-  return e.Ok(s, a.size() == 1 && hketest::SimBoard::U32(a[0], gpu_id_offset) == e.GpuId(n),
+  return e.Ok(s, a.size() == 1 && hketest::SimBoard::As<Args>(a[0]).gpu_id == e.GpuId(n),
               std::string(ioctl) + " with the node's gpu_id");
 }
 
@@ -113,7 +114,7 @@ Outcome SessionCall(Env& e, bool started, uint32_t op,
   e.Mark();
   const HSAKMT_STATUS s = call(e.Gpu(), id);
   const auto a = e.board().Args("PC_SAMPLE");
-  return e.Ok(s, !a.empty() && hketest::SimBoard::U32(a.back(), 12) == op,
+  return e.Ok(s, !a.empty() && hketest::SimBoard::As<k::PcSampleArgs>(a.back()).op == op,
               "PC_SAMPLE with the operation");
 }
 
@@ -162,14 +163,19 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
   const std::vector<Row> r = {
       // ------------------------------------------ deprecated debugger calls
       {"hsaKmtDbgRegister", Kind::kReal,
-       [](Env& e) { return Deprecated(e, "DBG_REGISTER_DEPRECATED", 0, hsaKmtDbgRegister); },
+       [](Env& e) {
+         return Deprecated<k::DbgRegisterArgs>(e, "DBG_REGISTER_DEPRECATED", hsaKmtDbgRegister);
+       },
        [](Env& e) { return PastTopology(e, hsaKmtDbgRegister); }},
       {"hsaKmtDbgUnregister", Kind::kReal,
-       [](Env& e) { return Deprecated(e, "DBG_UNREGISTER_DEPRECATED", 0, hsaKmtDbgUnregister); },
+       [](Env& e) {
+         return Deprecated<k::DbgUnregisterArgs>(e, "DBG_UNREGISTER_DEPRECATED",
+                                                 hsaKmtDbgUnregister);
+       },
        [](Env& e) { return PastTopology(e, hsaKmtDbgUnregister); }},
       {"hsaKmtDbgWavefrontControl", Kind::kReal,
        [](Env& e) {
-         return Deprecated(e, "DBG_WAVE_CONTROL_DEPRECATED", 8, [](uint32_t n) {
+         return Deprecated<k::DbgWaveControlArgs>(e, "DBG_WAVE_CONTROL_DEPRECATED", [](uint32_t n) {
            HsaDbgWaveMessage msg{};
            return hsaKmtDbgWavefrontControl(n, HSA_DBG_WAVEOP_HALT,
                                             HSA_DBG_WAVEMODE_BROADCAST_PROCESS, 0, &msg);
@@ -184,12 +190,13 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
        }},
       {"hsaKmtDbgAddressWatch", Kind::kReal,
        [](Env& e) {
-         return Deprecated(e, "DBG_ADDRESS_WATCH_DEPRECATED", 8, [](uint32_t n) {
-           HSA_DBG_WATCH_MODE modes[1] = {HSA_DBG_WATCH_READ};
-           void* addrs[1] = {reinterpret_cast<void*>(uintptr_t{0x1000})};
-           HSAuint64 masks[1] = {0xfff};
-           return hsaKmtDbgAddressWatch(n, 1, modes, addrs, masks, nullptr);
-         });
+         return Deprecated<k::DbgAddressWatchArgs>(
+             e, "DBG_ADDRESS_WATCH_DEPRECATED", [](uint32_t n) {
+               HSA_DBG_WATCH_MODE modes[1] = {HSA_DBG_WATCH_READ};
+               void* addrs[1] = {reinterpret_cast<void*>(uintptr_t{0x1000})};
+               HSAuint64 masks[1] = {0xfff};
+               return hsaKmtDbgAddressWatch(n, 1, modes, addrs, masks, nullptr);
+             });
        },
        [](Env& e) {
          const uint32_t n = e.Gpu();
@@ -210,8 +217,8 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
          const HSAKMT_STATUS s = hsaKmtRuntimeEnable(&r_debug, true);
          const auto a = e.board().Args("RUNTIME_ENABLE");
          return e.Ok(s,
-                     a.size() == 1 &&
-                         hketest::SimBoard::U64(a[0], 0) == reinterpret_cast<uintptr_t>(&r_debug),
+                     a.size() == 1 && hketest::SimBoard::As<k::RuntimeEnableArgs>(a[0]).r_debug ==
+                                          reinterpret_cast<uintptr_t>(&r_debug),
                      "RUNTIME_ENABLE with r_debug");
        },
        [](Env& e) {
@@ -228,8 +235,9 @@ void AddDebugProfileRows(std::vector<Row>* rows) {
          e.Mark();
          const HSAKMT_STATUS s = hsaKmtRuntimeDisable();
          const auto a = e.board().Args("RUNTIME_ENABLE");
-         return e.Ok(s, a.size() == 1 && hketest::SimBoard::U32(a[0], 8) == 0,
-                     "RUNTIME_ENABLE with mode 0");
+         return e.Ok(
+             s, a.size() == 1 && hketest::SimBoard::As<k::RuntimeEnableArgs>(a[0]).mode_mask == 0,
+             "RUNTIME_ENABLE with mode 0");
        },
        [](Env& e) { return Closed(e, hsaKmtRuntimeDisable); }},
       {"hsaKmtGetRuntimeCapabilities", Kind::kReal,

@@ -275,7 +275,9 @@ void AddDeviceRows(std::vector<Row>* rows) {
              n, reinterpret_cast<void*>(uintptr_t{0x10000}), 4096,
              reinterpret_cast<void*>(uintptr_t{0x20000}), 4096);
          const auto a = e.board().Args("SET_TRAP_HANDLER");
-         return e.Ok(s, a.size() == 1 && hketest::SimBoard::U64(a[0], 0) == 0x10000,
+         return e.Ok(s,
+                     a.size() == 1 &&
+                         hketest::SimBoard::As<k::SetTrapHandlerArgs>(a[0]).tba_addr == 0x10000,
                      "SET_TRAP_HANDLER with the handler address");
        },
        [](Env& e) {

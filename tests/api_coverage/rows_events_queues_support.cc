@@ -3,6 +3,7 @@
 
 #include <cstring>
 
+#include "lib/kfd/abi.h"
 #include "tests/api_coverage/coverage.h"
 
 namespace covtest {
@@ -223,8 +224,11 @@ void AddEventQueueRows(std::vector<Row>* rows) {
          e.Mark();
          const HSAKMT_STATUS s = hsaKmtUpdateQueue(q, 50, HSA_QUEUE_PRIORITY_NORMAL, ring, 8192, nullptr);
          const auto a = e.board().Args("UPDATE_QUEUE");
-         return e.Ok(s, a.size() == 1 && hketest::SimBoard::U32(a[0], 16) == 50,
-                     "UPDATE_QUEUE with the new percentage");
+         return e.Ok(
+             s,
+             a.size() == 1 &&
+                 hketest::SimBoard::As<hke::kfd::UpdateQueueArgs>(a[0]).queue_percentage == 50,
+             "UPDATE_QUEUE with the new percentage");
        },
        [](Env& e) {
          return BadQueue(e, [](HSA_QUEUEID q) {

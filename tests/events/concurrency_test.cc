@@ -18,8 +18,6 @@ namespace k = hke::kfd;
 
 namespace {
 
-constexpr size_t kWaitTimeout = 16;  // WaitEventsArgs.timeout in the trace bytes
-
 // A thread that waits on `events` and records its status.
 struct Waiter {
   std::atomic<pid_t> tid{0};
@@ -146,9 +144,9 @@ TEST_CASE("an interrupted wait resumes with the time left, never more") {
     CHECK(calls[2] == "WAIT_EVENTS");
     const auto args = b.Args("WAIT_EVENTS");
     REQUIRE(args.size() == 3);
-    const uint32_t t0 = SimBoard::Field<uint32_t>(args[0], kWaitTimeout);
-    const uint32_t t1 = SimBoard::Field<uint32_t>(args[1], kWaitTimeout);
-    const uint32_t t2 = SimBoard::Field<uint32_t>(args[2], kWaitTimeout);
+    const uint32_t t0 = SimBoard::As<k::WaitEventsArgs>(args[0]).timeout;
+    const uint32_t t1 = SimBoard::As<k::WaitEventsArgs>(args[1]).timeout;
+    const uint32_t t2 = SimBoard::As<k::WaitEventsArgs>(args[2]).timeout;
     CHECK(t0 == ms);
     CHECK(t1 <= t0);
     CHECK(t2 <= t1);
@@ -196,7 +194,7 @@ TEST_CASE("without a platform clock an interrupted wait resumes with the kernel'
   const auto args = b.Args("WAIT_EVENTS");
   REQUIRE(args.size() == 2);
   // The injected failure left the timeout as sent: the resume cannot grow it.
-  CHECK(SimBoard::Field<uint32_t>(args[1], kWaitTimeout) <= 3000u);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[1]).timeout <= 3000u);
 }
 
 TEST_CASE("a blocked wait holds no library lock: other threads create, set, destroy and allocate") {

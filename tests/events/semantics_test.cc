@@ -22,15 +22,6 @@ namespace k = hke::kfd;
 
 namespace {
 
-// WaitEventsArgs offsets in the trace bytes.
-constexpr size_t kWaitNum = 8;
-constexpr size_t kWaitAll = 12;
-constexpr size_t kWaitTimeout = 16;
-
-}  // namespace
-
-namespace {
-
 // A board of each kind: an APU whose page the kernel allocates, a
 // Renoir-class APU and a dGPU board (both with a thunk-allocated page).
 struct Kind {
@@ -112,9 +103,9 @@ TEST_CASE("wait-any completes on one event; wait-all times out while one event i
   // The kernel sees the wait mode and the count as given.
   const auto args = b.Args("WAIT_EVENTS");
   REQUIRE(args.size() == 5);
-  CHECK(SimBoard::Field<uint32_t>(args[0], kWaitNum) == 3);
-  CHECK(SimBoard::Field<uint32_t>(args[0], kWaitAll) == 0);
-  CHECK(SimBoard::Field<uint32_t>(args[3], kWaitAll) == 1);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[0]).num_events == 3);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[0]).wait_for_all == 0);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[3]).wait_for_all == 1);
   for (HsaEvent* e : ev) CHECK(hsaKmtDestroyEvent(e) == HSAKMT_STATUS_SUCCESS);
 }
 
@@ -129,12 +120,12 @@ TEST_CASE("timeout 0 polls and 0xFFFFFFFF waits forever: both reach the kernel a
   CHECK(Join(b.Ioctls()) == "WAIT_EVENTS WAIT_EVENTS WAIT_EVENTS ");
   const auto args = b.Args("WAIT_EVENTS");
   REQUIRE(args.size() == 3);
-  CHECK(SimBoard::Field<uint32_t>(args[0], kWaitTimeout) == 0u);
-  CHECK(SimBoard::Field<uint32_t>(args[1], kWaitTimeout) == 0xFFFFFFFFu);
-  CHECK(SimBoard::Field<uint32_t>(args[2], kWaitTimeout) == 1234u);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[0]).timeout == 0u);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[1]).timeout == 0xFFFFFFFFu);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[2]).timeout == 1234u);
   // WaitOnEvent is a wait-all of one event, as upstream issues it.
-  CHECK(SimBoard::Field<uint32_t>(args[0], kWaitNum) == 1);
-  CHECK(SimBoard::Field<uint32_t>(args[0], kWaitAll) == 1);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[0]).num_events == 1);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(args[0]).wait_for_all == 1);
 }
 
 TEST_CASE("HWData2 is the event's slot in the signal page: a GPU write and the interrupt signal it") {

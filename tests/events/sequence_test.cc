@@ -26,14 +26,6 @@ namespace k = hke::kfd;
 
 namespace {
 
-// Argument offsets (x86-64 layouts of lib/kfd/abi.h).
-constexpr size_t kAllocSize = 8, kAllocHandle = 16, kAllocMmapOffset = 24, kAllocGpuId = 32,
-                 kAllocFlags = 36;
-constexpr size_t kMapHandle = 0, kMapDevices = 16;
-constexpr size_t kCreatePage = 0, kCreateType = 12, kCreateAutoReset = 16, kCreateNode = 20,
-                 kCreateId = 24, kCreateSlot = 28;
-constexpr size_t kWaitNum = 8, kWaitAll = 12, kWaitTimeout = 16;
-
 uint64_t Hex(const std::string& line, const char* key) {
   const size_t p = line.find(key);
   REQUIRE(p != std::string::npos);
@@ -62,11 +54,11 @@ TEST_CASE("CreateEvent on a dGPU: ALLOC of the GTT|UNCACHED page, mmap, MAP, CRE
   const auto alloc_out = b.Args("ALLOC_MEMORY_OF_GPU", "out=");
   REQUIRE(alloc_in.size() == 1);
   REQUIRE(alloc_out.size() == 1);
-  CHECK(SimBoard::Field<uint32_t>(alloc_in[0], kAllocFlags) == 0xd6000002u);
-  CHECK(SimBoard::Field<uint64_t>(alloc_in[0], kAllocSize) == 0x8000u);
-  CHECK(SimBoard::Field<uint32_t>(alloc_in[0], kAllocGpuId) != 0u);
-  const uint64_t handle = SimBoard::Field<uint64_t>(alloc_out[0], kAllocHandle);
-  const uint64_t offset = SimBoard::Field<uint64_t>(alloc_out[0], kAllocMmapOffset);
+  CHECK(SimBoard::As<k::AllocMemoryOfGpuArgs>(alloc_in[0]).flags == 0xd6000002u);
+  CHECK(SimBoard::As<k::AllocMemoryOfGpuArgs>(alloc_in[0]).size == 0x8000u);
+  CHECK(SimBoard::As<k::AllocMemoryOfGpuArgs>(alloc_in[0]).gpu_id != 0u);
+  const uint64_t handle = SimBoard::As<k::AllocMemoryOfGpuArgs>(alloc_out[0]).handle;
+  const uint64_t offset = SimBoard::As<k::AllocMemoryOfGpuArgs>(alloc_out[0]).mmap_offset;
 
   // The CPU view of the page: the BO from the render node, 32 KiB.
   const auto mm = b.Mmaps();
@@ -77,24 +69,26 @@ TEST_CASE("CreateEvent on a dGPU: ALLOC of the GTT|UNCACHED page, mmap, MAP, CRE
   // Mapped to every GPU of the board.
   const auto map_in = b.Args("MAP_MEMORY_TO_GPU");
   REQUIRE(map_in.size() == 1);
-  CHECK(SimBoard::Field<uint64_t>(map_in[0], kMapHandle) == handle);
-  CHECK(SimBoard::Field<uint32_t>(map_in[0], kMapDevices) == 4u);
+  CHECK(SimBoard::As<k::MapMemoryToGpuArgs>(map_in[0]).handle == handle);
+  CHECK(SimBoard::As<k::MapMemoryToGpuArgs>(map_in[0]).n_devices == 4u);
 
   const auto create_in = b.Args("CREATE_EVENT");
   const auto create_out = b.Args("CREATE_EVENT", "out=");
   REQUIRE(create_in.size() == 1);
-  CHECK(SimBoard::Field<uint64_t>(create_in[0], kCreatePage) == handle);
-  CHECK(SimBoard::Field<uint32_t>(create_in[0], kCreateType) == 0u);
-  CHECK(SimBoard::Field<uint32_t>(create_in[0], kCreateAutoReset) == 1u);  // ManualReset false
-  CHECK(SimBoard::Field<uint32_t>(create_in[0], kCreateNode) == 1u);
-  CHECK(e->EventId == SimBoard::Field<uint32_t>(create_out[0], kCreateId));
-  CHECK(e->EventId == SimBoard::Field<uint32_t>(create_out[0], kCreateSlot));
+  CHECK(SimBoard::As<k::CreateEventArgs>(create_in[0]).event_page_offset == handle);
+  CHECK(SimBoard::As<k::CreateEventArgs>(create_in[0]).event_type == 0u);
+  CHECK(SimBoard::As<k::CreateEventArgs>(create_in[0]).auto_reset == 1u);  // ManualReset false
+  CHECK(SimBoard::As<k::CreateEventArgs>(create_in[0]).node_id == 1u);
+  CHECK(e->EventId == SimBoard::As<k::CreateEventArgs>(create_out[0]).event_id);
+  CHECK(e->EventId == SimBoard::As<k::CreateEventArgs>(create_out[0]).event_slot_index);
 
   // The next event needs no page.
   b.ClearTrace();
   HsaEvent* e2 = Create();
   CHECK(Join(b.Calls()) == "CREATE_EVENT ");
-  CHECK(SimBoard::Field<uint64_t>(b.Args("CREATE_EVENT")[0], kCreatePage) == 0u);
+  const auto second_in = b.Args("CREATE_EVENT");
+  REQUIRE(second_in.size() == 1);
+  CHECK(SimBoard::As<k::CreateEventArgs>(second_in[0]).event_page_offset == 0u);
 
   // Wait, set, destroy: one call each, shaped as Debian's.
   b.ClearTrace();
@@ -104,14 +98,18 @@ TEST_CASE("CreateEvent on a dGPU: ALLOC of the GTT|UNCACHED page, mmap, MAP, CRE
   CHECK(hsaKmtDestroyEvent(e2) == HSAKMT_STATUS_SUCCESS);
   CHECK(Join(b.Ioctls()) == "WAIT_EVENTS SET_EVENT DESTROY_EVENT DESTROY_EVENT ");
   const auto wait = b.Args("WAIT_EVENTS");
-  CHECK(SimBoard::Field<uint32_t>(wait[0], kWaitNum) == 1u);
-  CHECK(SimBoard::Field<uint32_t>(wait[0], kWaitAll) == 1u);
-  CHECK(SimBoard::Field<uint32_t>(wait[0], kWaitTimeout) == 7u);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(wait[0]).num_events == 1u);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(wait[0]).wait_for_all == 1u);
+  CHECK(SimBoard::As<k::WaitEventsArgs>(wait[0]).timeout == 7u);
   for (const char* name : {"SET_EVENT", "DESTROY_EVENT"}) {
     const auto a = b.Args(name);
     REQUIRE(!a.empty());
     REQUIRE(a[0].size() == 8);
-    CHECK(SimBoard::Field<uint32_t>(a[0], 0) == SimBoard::Field<uint32_t>(create_out[0], kCreateId));
+    // SetEventArgs and DestroyEventArgs: the event id alone.
+    const uint32_t id = std::strcmp(name, "SET_EVENT") == 0
+                            ? SimBoard::As<k::SetEventArgs>(a[0]).event_id
+                            : SimBoard::As<k::DestroyEventArgs>(a[0]).event_id;
+    CHECK(id == SimBoard::As<k::CreateEventArgs>(create_out[0]).event_id);
   }
   // The request codes Debian issues.
   for (const std::string& l : b.Trace()) {
@@ -146,8 +144,8 @@ TEST_CASE("CreateEvent on an APU: CREATE_EVENT without a page, then mmap of /dev
   CHECK(Join(b.Calls()) == "CREATE_EVENT mmap:kfd ");
   const auto create_in = b.Args("CREATE_EVENT");
   const auto create_out = b.Args("CREATE_EVENT", "out=");
-  CHECK(SimBoard::Field<uint64_t>(create_in[0], kCreatePage) == 0u);
-  const uint64_t offset = SimBoard::Field<uint64_t>(create_out[0], kCreatePage);
+  CHECK(SimBoard::As<k::CreateEventArgs>(create_in[0]).event_page_offset == 0u);
+  const uint64_t offset = SimBoard::As<k::CreateEventArgs>(create_out[0]).event_page_offset;
   CHECK((offset >> k::kMmapTypeShift) == k::kMmapTypeEvents);
   const auto mm = b.Mmaps();
   REQUIRE(mm.size() == 1);
@@ -181,7 +179,9 @@ TEST_CASE("concurrent first CreateEvents allocate one dGPU page and hand it over
   INFO(b.AllDiags());
   CHECK(b.Count("ALLOC_MEMORY_OF_GPU") == 1);
   size_t with_page = 0;
-  for (const auto& a : b.Args("CREATE_EVENT")) with_page += SimBoard::Field<uint64_t>(a, kCreatePage) != 0;
+  for (const auto& a : b.Args("CREATE_EVENT")) {
+    with_page += SimBoard::As<k::CreateEventArgs>(a).event_page_offset != 0;
+  }
   CHECK(with_page == 1);
   for (HsaEvent* e : ev) {
     REQUIRE(e != nullptr);

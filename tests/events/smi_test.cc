@@ -34,7 +34,7 @@ TEST_CASE("OpenSMI issues SMI_EVENTS for the node's gpu_id and hands back a writ
   CHECK(Join(b.Ioctls()) == "SMI_EVENTS ");
   const auto in = b.Args("SMI_EVENTS");
   REQUIRE(in.size() == 1);
-  CHECK(SimBoard::Field<uint32_t>(in[0], 0) == gpu_id);
+  CHECK(SimBoard::As<hke::kfd::SmiEventsArgs>(in[0]).gpuid == gpu_id);
   const uint64_t mask = HSA_SMI_EVENT_MASK_FROM_INDEX(HSA_SMI_EVENT_VMFAULT);
   CHECK(write(fd, &mask, sizeof(mask)) == static_cast<ssize_t>(sizeof(mask)));
   CHECK(close(fd) == 0);

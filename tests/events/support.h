@@ -33,6 +33,7 @@
 #include "platform/sim/inprocess/sim_platform.h"
 #include "platform/sim/sim.h"
 #include "tests/support/combined_apu_tree.h"
+#include "tests/support/sim_board.h"
 
 namespace evtest {
 
@@ -204,12 +205,10 @@ class SimBoard {
     }
     return name;
   }
+  // One traced block read as its ABI structure (tests/support/sim_board.h).
   template <typename T>
-  static T Field(const std::vector<uint8_t>& b, size_t off) {
-    T v{};
-    REQUIRE(off + sizeof(T) <= b.size());
-    std::memcpy(&v, b.data() + off, sizeof(v));
-    return v;
+  static T As(const std::vector<uint8_t>& b) {
+    return hketest::SimBoard::As<T>(b);
   }
 
   std::vector<std::string> Diags() {

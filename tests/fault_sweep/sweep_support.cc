@@ -16,12 +16,14 @@
 #include "doctest/doctest.h"
 #include "hsakmt/hsakmt_linux.h"
 #include "lib/context/context.h"
+#include "lib/kfd/abi.h"
 #include "lib/kfd/ioctl_table.h"
 #include "lib/memory/memory.h"
 #include "platform/sim/board.h"
 #include "platform/sim/inprocess/sim_platform.h"
 #include "platform/sim/sim.h"
 #include "tests/fault_sweep/sweep.h"
+#include "tests/support/sim_board.h"
 
 namespace sweep {
 
@@ -470,23 +472,11 @@ class Ledger {
   hke_platform_ops ops_;
 };
 
-// Reads the little-endian u64 at byte `off` of the hex field `field`
-// ("in=" / "out=") of a simulator trace line.
-bool TraceU64(const std::string& line, const char* field, size_t off, uint64_t* out) {
-  const size_t p = line.find(field);
-  if (p == std::string::npos) return false;
-  const size_t start = p + std::strlen(field) + 2 * off;
-  if (start + 16 > line.size()) return false;
-  uint64_t v = 0;
-  for (size_t i = 0; i < 8; ++i) {
-    const std::string byte = line.substr(start + 2 * i, 2);
-    char* end = nullptr;
-    const unsigned long b = std::strtoul(byte.c_str(), &end, 16);
-    if (end != byte.c_str() + 2) return false;
-    v |= static_cast<uint64_t>(b) << (8 * i);
-  }
-  *out = v;
-  return true;
+// The hex field `field` ("in=" / "out=") of a simulator trace line read as
+// the ABI structure `T`: false unless the field holds exactly its bytes.
+template <typename T>
+bool TraceAs(const std::string& line, const char* field, T* out) {
+  return hketest::SimBoard::TryAs(hketest::SimBoard::FieldBytes(line, field), out);
 }
 
 // ---- tolerated failures ---------------------------------------------------
@@ -812,21 +802,34 @@ struct Run::Impl {
     auto* self = static_cast<Impl*>(user);
     const std::string l(line, length);
     if (l.find(" ioctl ") == std::string::npos || l.find("-> ok") == std::string::npos) return;
-    uint64_t h = 0;
+    namespace k = hke::kfd;
+    // A block that is not its structure's size would hide a BO: an anomaly.
+    auto read = [&](const char* field, auto* a) {
+      if (TraceAs(l, field, a)) return true;
+      self->bo_anomalies.push_back("unreadable trace block: " + l);
+      return false;
+    };
     if (l.find(" name=AMDKFD_IOC_ALLOC_MEMORY_OF_GPU ") != std::string::npos) {
-      if (TraceU64(l, "out=", 16, &h)) self->bos.insert(h);
+      k::AllocMemoryOfGpuArgs a{};
+      if (read("out=", &a)) self->bos.insert(a.handle);
     } else if (l.find(" name=AMDKFD_IOC_IMPORT_DMABUF ") != std::string::npos) {
-      if (TraceU64(l, "out=", 8, &h)) self->bos.insert(h);
+      k::ImportDmabufArgs a{};
+      if (read("out=", &a)) self->bos.insert(a.handle);
     } else if (l.find(" name=AMDKFD_IOC_IPC_IMPORT_HANDLE ") != std::string::npos) {
-      if (TraceU64(l, "out=", 0, &h)) self->bos.insert(h);
+      k::IpcImportHandleArgs a{};
+      if (read("out=", &a)) self->bos.insert(a.handle);
     } else if (l.find(" name=AMDKFD_IOC_CREATE_EVENT ") != std::string::npos) {
       // A dGPU's signal page: once CREATE_EVENT accepted it, the kernel
       // keeps the BO until the process exits (events.h), so it may outlive
       // the library's object.
-      if (TraceU64(l, "in=", 0, &h) && h != 0) self->kernel_page_bos.insert(h);
+      k::CreateEventArgs a{};
+      if (read("in=", &a) && a.event_page_offset != 0) {
+        self->kernel_page_bos.insert(a.event_page_offset);
+      }
     } else if (l.find(" name=AMDKFD_IOC_FREE_MEMORY_OF_GPU ") != std::string::npos) {
-      if (TraceU64(l, "in=", 0, &h) && self->bos.erase(h) == 0) {
-        self->bo_anomalies.push_back("FREE of unknown handle " + Hex(h));
+      k::FreeMemoryOfGpuArgs a{};
+      if (read("in=", &a) && self->bos.erase(a.handle) == 0) {
+        self->bo_anomalies.push_back("FREE of unknown handle " + Hex(a.handle));
       }
     }
   }

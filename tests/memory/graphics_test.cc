@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "lib/core/config.h"
+#include "lib/kfd/abi.h"
 #include "platform/sim/core/gem_abi.h"
 #include "tests/memory/support.h"
 
@@ -104,12 +105,12 @@ TEST_CASE("a render-node BO with metadata imports through RegisterGraphicsHandle
     REQUIRE(hsaKmtRegisterGraphicsHandleToNodes(static_cast<HSAuint64>(bo.dmabuf), &info, 1, nodes) ==
             HSAKMT_STATUS_SUCCESS);
     CHECK(b.Ioctls() == std::vector<std::string>{"GET_DMABUF_INFO", "IMPORT_DMABUF"});
-    // One GET_DMABUF_INFO with a 256-byte metadata buffer (args: size,
-    // metadata_ptr, metadata_size, gpu_id, flags, dmabuf_fd).
+    // One GET_DMABUF_INFO with a 256-byte metadata buffer.
     const auto asked = b.Args("GET_DMABUF_INFO");
     REQUIRE(asked.size() == 1);
-    CHECK(SimBoard::U64(asked[0], 8) != 0);
-    CHECK(SimBoard::U32(asked[0], 16) == 256);
+    const auto info_args = SimBoard::As<hke::kfd::GetDmabufInfoArgs>(asked[0]);
+    CHECK(info_args.metadata_ptr != 0);
+    CHECK(info_args.metadata_size == 256);
     CHECK(info.NodeId == kGpu);
     CHECK(uint64_t{info.SizeInBytes} == (1u << 20));
     REQUIRE(info.MetadataSizeInBytes == meta.size());

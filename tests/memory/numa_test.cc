@@ -222,9 +222,7 @@ TEST_CASE("a queue's paged host buffer (the CWSR area) is bound near the queue's
                             nullptr, &r) == HSAKMT_STATUS_SUCCESS);
   const auto creates = b.Args("CREATE_QUEUE");
   REQUIRE(creates.size() == 1);
-  hke::kfd::CreateQueueArgs c{};
-  REQUIRE(creates[0].size() == sizeof(c));
-  std::memcpy(&c, creates[0].data(), sizeof(c));
+  const auto c = SimBoard::As<hke::kfd::CreateQueueArgs>(creates[0]);
   REQUIRE(c.ctx_save_restore_address != 0);
   CHECK(kfdsim_mem_policy_count(b.sim()) == 1);
   const kfdsim_mem_policy_info i = Policy(b, reinterpret_cast<void*>(c.ctx_save_restore_address));

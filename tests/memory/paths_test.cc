@@ -11,17 +11,15 @@
 #include <string>
 #include <vector>
 
+#include "lib/kfd/abi.h"
 #include "tests/memory/support.h"
 
 using memtest::Flags;
 using memtest::Open;
 using memtest::SimBoard;
+namespace k = hke::kfd;
 
 namespace {
-
-// AllocMemoryOfGpuArgs: va_addr 0, size 8, handle 16, mmap_offset 24,
-// gpu_id 32, flags 36.
-constexpr size_t kAllocVa = 0, kAllocSize = 8, kAllocGpu = 32, kAllocFlags = 36;
 
 constexpr uint32_t kVram = 1u << 0, kGtt = 1u << 1, kUserptr = 1u << 2;
 constexpr uint32_t kWritable = 1u << 31, kExec = 1u << 30, kPublic = 1u << 29,
@@ -134,10 +132,11 @@ TEST_CASE("each HsaMemFlags combination sends upstream's KFD flags and gets its 
       CHECK(allocs.empty());
     } else {
       REQUIRE(allocs.size() == 1);
-      CHECK(SimBoard::U32(allocs[0], kAllocFlags) == c.kfd);
-      CHECK(SimBoard::U64(allocs[0], kAllocVa) == reinterpret_cast<uintptr_t>(p));
-      CHECK(SimBoard::U64(allocs[0], kAllocSize) == (f.ui32.AQLQueueMemory ? 2 * size : size));
-      CHECK(SimBoard::U32(allocs[0], kAllocGpu) != 0);
+      const auto alloc = SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[0]);
+      CHECK(alloc.flags == c.kfd);
+      CHECK(alloc.va_addr == reinterpret_cast<uintptr_t>(p));
+      CHECK(alloc.size == (f.ui32.AQLQueueMemory ? 2 * size : size));
+      CHECK(alloc.gpu_id != 0);
     }
     if (c.host_visible) {
       std::memset(p, 0xa5, size);
@@ -175,7 +174,7 @@ TEST_CASE("NoAddress VRAM lives in the handle aperture above 2^47, KFD gets va 0
   CHECK((sizeof(void*) < 8 || reinterpret_cast<uintptr_t>(p) >= (1ull << 47)));
   const auto allocs = b.Args("ALLOC_MEMORY_OF_GPU");
   REQUIRE(allocs.size() == 1);
-  CHECK(SimBoard::U64(allocs[0], kAllocVa) == 0);
+  CHECK(SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[0]).va_addr == 0);
   CHECK(b.Stats().handle_aperture_free == free_before - (1 << 20));
   CHECK(hsaKmtMapMemoryToGPU(p, 1 << 20, nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   HsaPointerInfo info;
@@ -220,7 +219,7 @@ TEST_CASE("MapMemoryToGPU maps VRAM to every GPU; MapMemoryToGPUNodes adds and d
   CHECK(alt == 0);  // GPU VA == CPU VA
   auto maps = b.Args("MAP_MEMORY_TO_GPU");
   REQUIRE(maps.size() == 1);
-  CHECK(SimBoard::U32(maps[0], 16) == 4);  // n_devices
+  CHECK(SimBoard::As<k::MapMemoryToGpuArgs>(maps[0]).n_devices == 4);
   HsaPointerInfo info;
   REQUIRE(hsaKmtQueryPointerInfo(p, &info) == HSAKMT_STATUS_SUCCESS);
   REQUIRE(info.NMappedNodes == 4);
@@ -240,7 +239,7 @@ TEST_CASE("MapMemoryToGPU maps VRAM to every GPU; MapMemoryToGPUNodes adds and d
   const auto unmaps = b.Args("UNMAP_MEMORY_FROM_GPU");
   REQUIRE(maps.size() == 1);  // {2,3}; then {3} only drops 2
   REQUIRE(unmaps.size() == 1);
-  CHECK(SimBoard::U32(unmaps[0], 16) == 1);
+  CHECK(SimBoard::As<k::UnmapMemoryFromGpuArgs>(unmaps[0]).n_devices == 1);
   REQUIRE(hsaKmtQueryPointerInfo(p, &info) == HSAKMT_STATUS_SUCCESS);
   REQUIRE(info.NMappedNodes == 1);
   CHECK(info.MappedNodes[0] == 3);
@@ -384,12 +383,13 @@ TEST_CASE("legacy registration: a coarse userptr BO at a GPU VA of its own, coun
   REQUIRE(hsaKmtRegisterMemory(buf, size) == HSAKMT_STATUS_SUCCESS);
   auto allocs = b.Args("ALLOC_MEMORY_OF_GPU");
   REQUIRE(allocs.size() == 1);
-  CHECK(SimBoard::U32(allocs[0], kAllocFlags) == (kUserptr | kWritable | kExec | kNoSubst));
-  const uint64_t gpu_va = SimBoard::U64(allocs[0], kAllocVa);
+  const auto alloc = SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[0]);
+  CHECK(alloc.flags == (kUserptr | kWritable | kExec | kNoSubst));
+  const uint64_t gpu_va = alloc.va_addr;
   CHECK(gpu_va != reinterpret_cast<uintptr_t>(raw));
   CHECK(gpu_va % 4096 == 0);
-  CHECK(SimBoard::U64(allocs[0], 24) == reinterpret_cast<uintptr_t>(raw));  // userptr
-  CHECK(SimBoard::U64(allocs[0], kAllocSize) == 4 * 4096);
+  CHECK(alloc.mmap_offset == reinterpret_cast<uintptr_t>(raw));  // USERPTR: the CPU address
+  CHECK(alloc.size == 4 * 4096);
   REQUIRE(hsaKmtRegisterMemory(buf, size) == HSAKMT_STATUS_SUCCESS);  // counted, no ioctl
   CHECK(b.Args("ALLOC_MEMORY_OF_GPU").size() == 1);
   // The first node set is recorded (upstream); then only that set.
@@ -438,9 +438,11 @@ TEST_CASE("SVM-API registration: one SET_ATTR with the coherence flags, mapping 
   REQUIRE(hsaKmtMapMemoryToGPU(raw, 4 * 4096, nullptr) == HSAKMT_STATUS_SUCCESS);
   const auto svm = b.Args("SVM");
   REQUIRE(svm.size() == 1);
-  // SvmArgs: start 0, size 8, op 16, nattr 20, then (type, value) pairs.
-  CHECK(SimBoard::U32(svm[0], 20) == 4);
-  CHECK(SimBoard::U32(svm[0], 24) == 3);  // ACCESS_IN_PLACE
+  // The SVM head, then its (type, value) attribute records.
+  CHECK(SimBoard::Head<k::SvmArgs>(svm[0]).nattr == 4);
+  const auto attrs = SimBoard::Tail<k::SvmArgs, k::SvmAttribute>(svm[0]);
+  REQUIRE(!attrs.empty());
+  CHECK(attrs[0].type == k::kSvmAttrAccessInPlace);
   CHECK(hsaKmtUnmapMemoryToGPU(raw) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtDeregisterMemory(raw) == HSAKMT_STATUS_SUCCESS);
   free(raw);
@@ -461,7 +463,8 @@ TEST_CASE("an APU whose GPU is its own KFD node takes the dGPU paths (upstream's
                                                "UNMAP_MEMORY_FROM_GPU", "FREE_MEMORY_OF_GPU"});
   const auto allocs = b.Args("ALLOC_MEMORY_OF_GPU");
   REQUIRE(allocs.size() == 1);
-  CHECK(SimBoard::U32(allocs[0], kAllocFlags) == (kUserptr | kWritable | kNoSubst | kCoherent));
+  CHECK(SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[0]).flags ==
+        (kUserptr | kWritable | kNoSubst | kCoherent));
 }
 
 TEST_CASE("AvailableMemory, XNACK and dma-buf export go to the kernel with node ids translated") {

@@ -18,11 +18,13 @@
 #include <thread>
 #include <vector>
 
+#include "lib/kfd/abi.h"
 #include "tests/memory/support.h"
 #include "tests/support/combined_apu_tree.h"
 
 using memtest::Open;
 using memtest::SimBoard;
+namespace k = hke::kfd;
 
 namespace {
 
@@ -85,11 +87,12 @@ TEST_CASE(
     CHECK(gpuva % kPage == 100);  // the page offset of the user address
     if (mode.svm) {
       CHECK(gpuva == U(buf));
-      // SET_ATTR(ACCESS_IN_PLACE) over the whole pages: SvmArgs start 0, size 8.
+      // SET_ATTR(ACCESS_IN_PLACE) over the whole pages.
       const auto svm = b.Args("SVM");
       REQUIRE(svm.size() == 2);  // the registration's, the mapping's
-      CHECK(SimBoard::U64(svm[1], 0) == U(host.raw));
-      CHECK(SimBoard::U64(svm[1], 8) == 4 * kPage);
+      const auto mapping = SimBoard::Head<k::SvmArgs>(svm[1]);
+      CHECK(mapping.start_addr == U(host.raw));
+      CHECK(mapping.size == 4 * kPage);
     } else {
       CHECK(gpuva != U(buf));  // the userptr BO's own GPU VA
       CHECK(gpuva == QueriedGpuAddress(buf));
@@ -239,8 +242,9 @@ TEST_CASE(
     REQUIRE(hsaKmtRegisterMemory(buf, small) == HSAKMT_STATUS_SUCCESS);
     const auto allocs = b.Args("ALLOC_MEMORY_OF_GPU");
     REQUIRE(allocs.size() == 2);  // two userptr BOs
-    CHECK(SimBoard::U64(allocs[0], 8) == 4 * kPage);
-    CHECK(SimBoard::U64(allocs[1], 8) == 2 * kPage);  // 256 + 4096 bytes span two pages
+    CHECK(SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[0]).size == 4 * kPage);
+    // 256 + 4096 bytes span two pages.
+    CHECK(SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[1]).size == 2 * kPage);
     HSAuint64 gpu_big = 0, gpu_small = 0;
     REQUIRE(hsaKmtMapMemoryToGPU(buf, big, &gpu_big) == HSAKMT_STATUS_SUCCESS);
     REQUIRE(hsaKmtMapMemoryToGPU(buf, small, &gpu_small) == HSAKMT_STATUS_SUCCESS);

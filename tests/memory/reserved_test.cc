@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "lib/kfd/abi.h"
 #include "tests/memory/support.h"
 
 using memtest::Flags;
@@ -19,8 +20,9 @@ TEST_CASE("reserved mode: allocations come from the reserved SVM range, by coher
   // first quarter of the reservation.
   const auto policies = b.Args("SET_MEMORY_POLICY");
   REQUIRE(policies.size() == 4);
-  const uint64_t alt_base = SimBoard::U64(policies[0], 0);
-  const uint64_t alt_size = SimBoard::U64(policies[0], 8);
+  const auto first_policy = SimBoard::As<hke::kfd::SetMemoryPolicyArgs>(policies[0]);
+  const uint64_t alt_base = first_policy.alternate_aperture_base;
+  const uint64_t alt_size = first_policy.alternate_aperture_size;
   CHECK(alt_base % (2u << 20) == 0);
   // A quarter of the reservation: at least 1 GiB of a 64-bit process's
   // range; a 32-bit process reserves what its address space allows.

@@ -8,19 +8,18 @@
 #include <string>
 #include <vector>
 
+#include "lib/kfd/abi.h"
 #include "tests/memory/support.h"
 #include "tests/support/combined_apu_tree.h"
 
 using memtest::Flags;
 using memtest::Open;
 using memtest::SimBoard;
+namespace k = hke::kfd;
 
 namespace {
 
 constexpr uint64_t kKiB = 1024, kMiB = 1024 * kKiB, kGiB = 1024 * kMiB;
-// AllocMemoryOfGpuArgs: va_addr 0, size 8, handle 16, flags 36;
-// Map/UnmapMemoryToGpuArgs: handle 0, n_devices 16.
-constexpr size_t kAllocVa = 0, kAllocSize = 8, kAllocHandle = 16, kAllocFlags = 36;
 constexpr uint32_t kVram = 1u << 0, kWritable = 1u << 31, kNoSubst = 1u << 28;
 
 char* AllocScratch(uint32_t node, uint64_t size) {
@@ -60,19 +59,25 @@ TEST_CASE(
                                                "ALLOC_MEMORY_OF_GPU", "MAP_MEMORY_TO_GPU"});
   const auto allocs = b.Args("ALLOC_MEMORY_OF_GPU");
   REQUIRE(allocs.size() == 2);
-  CHECK(SimBoard::U64(allocs[0], kAllocVa) == U(base));
-  CHECK(SimBoard::U64(allocs[0], kAllocSize) == 140 * kMiB);
-  CHECK(SimBoard::U32(allocs[0], kAllocFlags) == (kVram | kWritable | kNoSubst));
-  CHECK(SimBoard::U64(allocs[1], kAllocVa) == U(base + 512 * kMiB));
-  CHECK(SimBoard::U64(allocs[1], kAllocSize) == 64 * kMiB);
+  const auto low = SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[0]);
+  const auto high = SimBoard::As<k::AllocMemoryOfGpuArgs>(allocs[1]);
+  CHECK(low.va_addr == U(base));
+  CHECK(low.size == 140 * kMiB);
+  CHECK(low.flags == (kVram | kWritable | kNoSubst));
+  CHECK(high.va_addr == U(base + 512 * kMiB));
+  CHECK(high.size == 64 * kMiB);
   const auto maps = b.Args("MAP_MEMORY_TO_GPU");
   REQUIRE(maps.size() == 2);
-  CHECK(SimBoard::U32(maps[0], 16) == 1);  // the owning GPU only
-  const uint64_t second = SimBoard::U64(b.Args("ALLOC_MEMORY_OF_GPU", "out=")[1], kAllocHandle);
+  CHECK(SimBoard::As<k::MapMemoryToGpuArgs>(maps[0]).n_devices == 1);  // the owning GPU only
+  const auto alloc_out = b.Args("ALLOC_MEMORY_OF_GPU", "out=");
+  REQUIRE(alloc_out.size() == 2);
+  const uint64_t second = SimBoard::As<k::AllocMemoryOfGpuArgs>(alloc_out[1]).handle;
   b.ClearTrace();
   REQUIRE(hsaKmtUnmapMemoryToGPU(base + 512 * kMiB) == HSAKMT_STATUS_SUCCESS);
   CHECK(b.Ioctls() == std::vector<std::string>{"UNMAP_MEMORY_FROM_GPU", "FREE_MEMORY_OF_GPU"});
-  CHECK(SimBoard::U64(b.Args("FREE_MEMORY_OF_GPU")[0], 0) == second);
+  const auto frees = b.Args("FREE_MEMORY_OF_GPU");
+  REQUIRE(frees.size() == 1);
+  CHECK(SimBoard::As<k::FreeMemoryOfGpuArgs>(frees[0]).handle == second);
   b.ClearTrace();
   REQUIRE(hsaKmtUnmapMemoryToGPU(base) == HSAKMT_STATUS_SUCCESS);
   CHECK(b.Ioctls() == std::vector<std::string>{"UNMAP_MEMORY_FROM_GPU", "FREE_MEMORY_OF_GPU"});

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "lib/kfd/abi.h"
 #include "tests/memory/support.h"
 
 using memtest::Flags;
@@ -75,7 +76,7 @@ TEST_CASE("a graphics import without nodes or requiresVAddr lands in the handle 
   CHECK((sizeof(void*) < 8 || reinterpret_cast<uintptr_t>(info.MemoryAddress) >= (1ull << 47)));
   const auto imports = b.Args("IMPORT_DMABUF");
   REQUIRE(imports.size() == 1);
-  CHECK(SimBoard::U64(imports[0], 0) == 0);  // the KFD gets no VA
+  CHECK(SimBoard::As<hke::kfd::ImportDmabufArgs>(imports[0]).va_addr == 0);  // the KFD gets no VA
   CHECK(hsaKmtMapMemoryToGPU(info.MemoryAddress, info.SizeInBytes, nullptr) ==
         HSAKMT_STATUS_INVALID_PARAMETER);
   HSA_REGISTER_MEM_FLAGS rf;

@@ -16,6 +16,7 @@
 
 #include "doctest/doctest.h"
 #include "hsakmt/hsakmtctx.h"
+#include "lib/kfd/abi.h"
 #include "tests/api/abi_lists.h"
 #include "tests/misc_api/support.h"
 
@@ -599,7 +600,7 @@ TEST_CASE(
   REQUIRE(hsaKmtGetClockCountersCtx(Primary(), gpu, &c) == HSAKMT_STATUS_SUCCESS);
   CHECK(Count(b.Ioctls(), "GET_CLOCK_COUNTERS") == 4);
   for (const auto& a : b.Args("GET_CLOCK_COUNTERS")) {
-    CHECK(SimBoard::U32(a, 32) == misctest::GpuId(gpu));
+    CHECK(SimBoard::As<hke::kfd::GetClockCountersArgs>(a).gpu_id == misctest::GpuId(gpu));
   }
   CHECK(c.SystemClockFrequencyHz == 1000000000ull);
   CHECK(c.GPUClockCounter != 0);

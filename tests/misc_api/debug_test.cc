@@ -105,8 +105,9 @@ TEST_CASE(
   kfdsim_set_tamper(b.sim(), nullptr, nullptr);
   const auto args = b.Args("RUNTIME_ENABLE");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U64(args[0], 0) == reinterpret_cast<uintptr_t>(&r_debug));
-  CHECK(SimBoard::U32(args[0], 8) == (k::kRuntimeEnableModeEnable | k::kRuntimeEnableModeTtmpSave));
+  const auto sent = SimBoard::As<k::RuntimeEnableArgs>(args[0]);
+  CHECK(sent.r_debug == reinterpret_cast<uintptr_t>(&r_debug));
+  CHECK(sent.mode_mask == (k::kRuntimeEnableModeEnable | k::kRuntimeEnableModeTtmpSave));
   REQUIRE(hsaKmtGetRuntimeCapabilities(&caps) == HSAKMT_STATUS_SUCCESS);
   CHECK(caps == HSA_RUNTIME_ENABLE_CAPS_SUPPORTS_CORE_DUMP_MASK);
 }
@@ -159,7 +160,7 @@ TEST_CASE("RuntimeDisable sends mode 0 and forgets the capabilities; a refusal i
   REQUIRE(hsaKmtRuntimeDisable() == HSAKMT_STATUS_SUCCESS);
   const auto args = b.Args("RUNTIME_ENABLE");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U32(args[0], 8) == 0);
+  CHECK(SimBoard::As<k::RuntimeEnableArgs>(args[0]).mode_mask == 0);
   HSAuint32 caps = 0xA5A5A5A5u;
   REQUIRE(hsaKmtGetRuntimeCapabilities(&caps) == HSAKMT_STATUS_SUCCESS);
   CHECK(caps == 0);
@@ -225,10 +226,11 @@ TEST_CASE(
   REQUIRE(hsaKmtDbgEnable(&info, &size) == HSAKMT_STATUS_SUCCESS);
   const auto args = b.Args("DBG_TRAP");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U32(args[0], 0) == static_cast<uint32_t>(getpid()));
-  CHECK(SimBoard::U32(args[0], 4) == k::kDbgTrapEnable);
-  CHECK(SimBoard::U32(args[0], 24) == sizeof(k::RuntimeInfo));  // rinfo_size
-  CHECK(SimBoard::U32(args[0], 28) == static_cast<uint32_t>(KfdFd()));
+  const auto trap = SimBoard::As<k::DbgTrapArgs>(args[0]);
+  CHECK(trap.pid == static_cast<uint32_t>(getpid()));
+  CHECK(trap.op == k::kDbgTrapEnable);
+  CHECK(trap.enable.rinfo_size == sizeof(k::RuntimeInfo));
+  CHECK(trap.enable.dbg_fd == static_cast<uint32_t>(KfdFd()));
   REQUIRE(info != nullptr);
   CHECK(info == &hke_default_context()->impl.debug().runtime_info);
   CHECK(size == sizeof(k::RuntimeInfo));
@@ -322,9 +324,10 @@ TEST_CASE(
   REQUIRE(hsaKmtDbgGetDeviceData(&data, &n, &entry) == HSAKMT_STATUS_SUCCESS);
   const auto args = b.Args("DBG_TRAP");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U32(args[0], 4) == k::kDbgTrapGetDeviceSnapshot);
-  CHECK(SimBoard::U32(args[0], 24) == hke::config::kMaxGpus);  // num_devices asked
-  CHECK(SimBoard::U32(args[0], 28) == sizeof(k::DbgDeviceInfoEntry));
+  const auto trap = SimBoard::As<k::DbgTrapArgs>(args[0]);
+  CHECK(trap.op == k::kDbgTrapGetDeviceSnapshot);
+  CHECK(trap.device_snapshot.num_devices == hke::config::kMaxGpus);  // asked
+  CHECK(trap.device_snapshot.entry_size == sizeof(k::DbgDeviceInfoEntry));
   CHECK(n == 4);
   CHECK(entry == 120);
   CHECK(data == hke_default_context()->impl.debug().devices);
@@ -393,10 +396,11 @@ TEST_CASE(
   CHECK(data == hke_default_context()->impl.debug().queues);
   const auto args = b.Args("DBG_TRAP");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U32(args[0], 4) == k::kDbgTrapGetQueueSnapshot);
-  CHECK(SimBoard::U64(args[0], 16) == 0);  // snapshot_buf_ptr: count only
-  CHECK(SimBoard::U32(args[0], 24) == 0);
-  CHECK(SimBoard::U32(args[0], 28) == 64);  // entry_size must be nonzero
+  const auto trap = SimBoard::As<k::DbgTrapArgs>(args[0]);
+  CHECK(trap.op == k::kDbgTrapGetQueueSnapshot);
+  CHECK(trap.queue_snapshot.snapshot_buf_ptr == 0);  // count only
+  CHECK(trap.queue_snapshot.num_queues == 0);
+  CHECK(trap.queue_snapshot.entry_size == 64);  // must be nonzero
 }
 
 TEST_CASE(
@@ -428,13 +432,17 @@ TEST_CASE(
   const auto args = b.Args("DBG_TRAP");
   INFO(Join(b.Ioctls()));
   REQUIRE(args.size() == 4);
-  CHECK(SimBoard::U32(args[0], 4) == k::kDbgTrapGetQueueSnapshot);
-  CHECK(SimBoard::U32(args[1], 4) == k::kDbgTrapGetQueueSnapshot);
-  CHECK(SimBoard::U32(args[1], 24) == 2);
-  CHECK(SimBoard::U32(args[2], 4) == k::kDbgTrapSuspendQueues);
-  CHECK(SimBoard::U32(args[2], 24) == 2);
-  CHECK(SimBoard::U64(args[2], 8) == k::EcMask(k::kEcQueueNew));
-  CHECK(SimBoard::U32(args[3], 4) == k::kDbgTrapGetQueueSnapshot);
+  const auto count = SimBoard::As<k::DbgTrapArgs>(args[0]);
+  const auto list = SimBoard::As<k::DbgTrapArgs>(args[1]);
+  const auto suspend = SimBoard::As<k::DbgTrapArgs>(args[2]);
+  const auto again = SimBoard::As<k::DbgTrapArgs>(args[3]);
+  CHECK(count.op == k::kDbgTrapGetQueueSnapshot);
+  CHECK(list.op == k::kDbgTrapGetQueueSnapshot);
+  CHECK(list.queue_snapshot.num_queues == 2);
+  CHECK(suspend.op == k::kDbgTrapSuspendQueues);
+  CHECK(suspend.suspend_queues.num_queues == 2);
+  CHECK(suspend.suspend_queues.exception_mask == k::EcMask(k::kEcQueueNew));
+  CHECK(again.op == k::kDbgTrapGetQueueSnapshot);
   const uint32_t* ids = hke_default_context()->impl.debug().queue_ids;
   CHECK(ids[0] == KernelId(q1));  // the kernel set no status bit: both suspended
   CHECK(ids[1] == KernelId(q2));
@@ -583,7 +591,7 @@ TEST_CASE(
   CHECK(b.LastDiag().find("DBG_TRAP failed: EINVAL") != std::string::npos);
   const auto args = b.Args("DBG_TRAP");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U32(args[0], 4) == k::kDbgTrapSetFlags);
+  CHECK(SimBoard::As<k::DbgTrapArgs>(args[0]).op == k::kDbgTrapSetFlags);
   // A pid the simulator does not serve: ESRCH.
   a.pid = 0x7fffffff;
   CHECK(hsaKmtDebugTrapIoctl(reinterpret_cast<kfd_ioctl_dbg_trap_args*>(&a), nullptr, nullptr) ==

@@ -29,8 +29,8 @@ TEST_CASE(
   const auto unreg = b.Args("DBG_UNREGISTER_DEPRECATED");
   REQUIRE(reg.size() == 1);
   REQUIRE(unreg.size() == 1);
-  CHECK(SimBoard::U32(reg[0], 0) == GpuId(node));
-  CHECK(SimBoard::U32(unreg[0], 0) == GpuId(node));
+  CHECK(SimBoard::As<k::DbgRegisterArgs>(reg[0]).gpu_id == GpuId(node));
+  CHECK(SimBoard::As<k::DbgUnregisterArgs>(unreg[0]).gpu_id == GpuId(node));
 }
 
 TEST_CASE("DbgRegister refuses a node outside the topology and a closed device before any ioctl") {
@@ -71,9 +71,10 @@ TEST_CASE(
                                   &msg) == HSAKMT_STATUS_ERROR);
   const auto args = b.Args("DBG_WAVE_CONTROL_DEPRECATED");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U64(args[0], 0) != 0);  // content_ptr
-  CHECK(SimBoard::U32(args[0], 8) == GpuId(node));
-  CHECK(SimBoard::U32(args[0], 12) == k::kLegacyWaveControlBytes);
+  const auto wave = SimBoard::As<k::DbgWaveControlArgs>(args[0]);
+  CHECK(wave.content_ptr != 0);
+  CHECK(wave.gpu_id == GpuId(node));
+  CHECK(wave.buf_size_in_bytes == k::kLegacyWaveControlBytes);
   CHECK(k::kLegacyWaveControlBytes == 44);
 }
 
@@ -111,9 +112,10 @@ TEST_CASE(
   CHECK(hsaKmtDbgAddressWatch(node, 2, modes, addrs, one_mask, nullptr) == HSAKMT_STATUS_ERROR);
   const auto args = b.Args("DBG_ADDRESS_WATCH_DEPRECATED");
   REQUIRE(args.size() == 2);
-  CHECK(SimBoard::U32(args[0], 8) == GpuId(node));
-  CHECK(SimBoard::U32(args[0], 12) == 16 + 4 + 2 * 12 + 2 * 8 + 2 * 8);
-  CHECK(SimBoard::U32(args[1], 12) == 16 + 4 + 2 * 12 + 8);
+  const auto each_mask = SimBoard::As<k::DbgAddressWatchArgs>(args[0]);
+  CHECK(each_mask.gpu_id == GpuId(node));
+  CHECK(each_mask.buf_size_in_bytes == 16 + 4 + 2 * 12 + 2 * 8 + 2 * 8);
+  CHECK(SimBoard::As<k::DbgAddressWatchArgs>(args[1]).buf_size_in_bytes == 16 + 4 + 2 * 12 + 8);
 }
 
 TEST_CASE(

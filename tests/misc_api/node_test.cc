@@ -30,7 +30,9 @@ TEST_CASE(
   INFO(Join(ioctls));
   CHECK(ioctls.size() == 4);
   CHECK(Count(ioctls, "GET_CLOCK_COUNTERS") == 4);
-  for (const auto& a : b.Args("GET_CLOCK_COUNTERS")) CHECK(SimBoard::U32(a, 32) == GpuId(node));
+  for (const auto& a : b.Args("GET_CLOCK_COUNTERS")) {
+    CHECK(SimBoard::As<k::GetClockCountersArgs>(a).gpu_id == GpuId(node));
+  }
   CHECK(c.SystemClockFrequencyHz == 1000000000ull);
   CHECK(c.GPUClockCounter != 0);
   // The simulator's GPU counter is MONOTONIC_RAW / 10: a whole sample keeps
@@ -48,7 +50,7 @@ TEST_CASE("GetClockCounters on a CPU node sends gpu_id 0 once and reports no GPU
   REQUIRE(hsaKmtGetClockCounters(cpu, &c) == HSAKMT_STATUS_SUCCESS);
   const auto args = b.Args("GET_CLOCK_COUNTERS");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U32(args[0], 32) == 0);
+  CHECK(SimBoard::As<k::GetClockCountersArgs>(args[0]).gpu_id == 0);
   CHECK(c.GPUClockCounter == 0);
   CHECK(c.CPUClockCounter != 0);
   CHECK(c.SystemClockFrequencyHz == 1000000000ull);
@@ -133,11 +135,12 @@ TEST_CASE(
   REQUIRE(hsaKmtGetTileConfig(node, &cfg) == HSAKMT_STATUS_SUCCESS);
   const auto args = b.Args("GET_TILE_CONFIG");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U64(args[0], 0) == reinterpret_cast<uintptr_t>(tile));
-  CHECK(SimBoard::U64(args[0], 8) == reinterpret_cast<uintptr_t>(macro));
-  CHECK(SimBoard::U32(args[0], 16) == 40);
-  CHECK(SimBoard::U32(args[0], 20) == 8);
-  CHECK(SimBoard::U32(args[0], 24) == GpuId(node));
+  const auto asked = SimBoard::As<k::GetTileConfigArgs>(args[0]);
+  CHECK(asked.tile_config_ptr == reinterpret_cast<uintptr_t>(tile));
+  CHECK(asked.macro_tile_config_ptr == reinterpret_cast<uintptr_t>(macro));
+  CHECK(asked.num_tile_configs == 40);
+  CHECK(asked.num_macro_tile_configs == 8);
+  CHECK(asked.gpu_id == GpuId(node));
   CHECK(cfg.NumTileConfigs == 32);
   CHECK(cfg.NumMacroTileConfigs == 8);
   CHECK(cfg.TileConfig == tile);
@@ -250,9 +253,10 @@ TEST_CASE(
   REQUIRE(hsaKmtSetTrapHandler(node, tba, 4096, tma, 8192) == HSAKMT_STATUS_SUCCESS);
   const auto args = b.Args("SET_TRAP_HANDLER");
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U64(args[0], 0) == 0x10000);
-  CHECK(SimBoard::U64(args[0], 8) == 0x20000);
-  CHECK(SimBoard::U32(args[0], 16) == GpuId(node));
+  const auto trap = SimBoard::As<k::SetTrapHandlerArgs>(args[0]);
+  CHECK(trap.tba_addr == 0x10000);
+  CHECK(trap.tma_addr == 0x20000);
+  CHECK(trap.gpu_id == GpuId(node));
 }
 
 TEST_CASE(
@@ -315,14 +319,17 @@ TEST_CASE(
   // retries the bring-up, which sends SET_MEMORY_POLICY per GPU too.)
   std::vector<std::vector<uint8_t>> args;
   for (const auto& a : b.Args("SET_MEMORY_POLICY")) {
-    if (SimBoard::U64(a, 0) == 0x40000000) args.push_back(a);
+    if (SimBoard::As<k::SetMemoryPolicyArgs>(a).alternate_aperture_base == 0x40000000) {
+      args.push_back(a);
+    }
   }
   REQUIRE(args.size() == 1);
-  CHECK(SimBoard::U64(args[0], 0) == 0x40000000);
-  CHECK(SimBoard::U64(args[0], 8) == 0x200000);
-  CHECK(SimBoard::U32(args[0], 16) == p.KFDGpuID);
-  CHECK(SimBoard::U32(args[0], 20) == k::kCachePolicyNonCoherent);
-  CHECK(SimBoard::U32(args[0], 24) == k::kCachePolicyCoherent);
+  const auto policy = SimBoard::As<k::SetMemoryPolicyArgs>(args[0]);
+  CHECK(policy.alternate_aperture_base == 0x40000000);
+  CHECK(policy.alternate_aperture_size == 0x200000);
+  CHECK(policy.gpu_id == p.KFDGpuID);
+  CHECK(policy.default_policy == k::kCachePolicyNonCoherent);
+  CHECK(policy.alternate_policy == k::kCachePolicyCoherent);
 }
 
 TEST_CASE(

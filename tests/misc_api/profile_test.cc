@@ -134,15 +134,18 @@ TEST_CASE(
   const uint32_t ops[] = {k::kSpmOpAcquire, k::kSpmOpSetDestBuf, k::kSpmOpSetDestBuf,
                           k::kSpmOpSetDestBuf, k::kSpmOpRelease};
   for (size_t i = 0; i < 5; ++i) {
-    CHECK(SimBoard::U32(args[i], 12) == ops[i]);
-    CHECK(SimBoard::U32(args[i], 20) == gpu_id);
+    const auto spm = SimBoard::As<k::SpmArgs>(args[i]);
+    CHECK(spm.op == ops[i]);
+    CHECK(spm.gpu_id == gpu_id);
   }
-  CHECK(SimBoard::U64(args[1], 0) == reinterpret_cast<uintptr_t>(first));
-  CHECK(SimBoard::U32(args[1], 8) == sizeof(first));
-  CHECK(SimBoard::U32(args[1], 16) == 50);
+  const auto set_first = SimBoard::As<k::SpmArgs>(args[1]);
+  CHECK(set_first.dest_buf == reinterpret_cast<uintptr_t>(first));
+  CHECK(set_first.buf_size == sizeof(first));
+  CHECK(set_first.timeout == 50);
   // Without a buffer the size is not sent.
-  CHECK(SimBoard::U64(args[3], 0) == 0);
-  CHECK(SimBoard::U32(args[3], 8) == 0);
+  const auto set_none = SimBoard::As<k::SpmArgs>(args[3]);
+  CHECK(set_none.dest_buf == 0);
+  CHECK(set_none.buf_size == 0);
 }
 
 TEST_CASE(
@@ -298,13 +301,15 @@ TEST_CASE(
   for (size_t i = 0; i < sizeof(HsaPcSamplingInfo); ++i) CHECK(rest[i] == 0xA5);
   const auto args = b.Args("PC_SAMPLE");
   REQUIRE(args.size() == 2);
-  CHECK(SimBoard::U64(args[0], 0) == 0);
-  CHECK(SimBoard::U32(args[0], 8) == 0);
-  CHECK(SimBoard::U32(args[1], 8) == 4);
+  const auto count = SimBoard::As<k::PcSampleArgs>(args[0]);
+  CHECK(count.sample_info_ptr == 0);
+  CHECK(count.num_sample_info == 0);
+  CHECK(SimBoard::As<k::PcSampleArgs>(args[1]).num_sample_info == 4);
   for (const auto& a : args) {
-    CHECK(SimBoard::U32(a, 12) == k::kPcsOpQueryCapabilities);
-    CHECK(SimBoard::U32(a, 16) == GpuId(node));
-    CHECK(SimBoard::U32(a, 24) == 0);  // flags: upstream's query
+    const auto pcs = SimBoard::As<k::PcSampleArgs>(a);
+    CHECK(pcs.op == k::kPcsOpQueryCapabilities);
+    CHECK(pcs.gpu_id == GpuId(node));
+    CHECK(pcs.flags == 0);  // upstream's query
   }
 }
 
@@ -434,13 +439,15 @@ TEST_CASE(
   const uint32_t ops[] = {k::kPcsOpCreate, k::kPcsOpStop,  k::kPcsOpStart, k::kPcsOpStart,
                           k::kPcsOpStop,   k::kPcsOpStart, k::kPcsOpStop,  k::kPcsOpDestroy};
   for (size_t i = 0; i < 8; ++i) {
-    CHECK(SimBoard::U32(args[i], 12) == ops[i]);
-    CHECK(SimBoard::U32(args[i], 16) == gpu_id);
-    CHECK(SimBoard::U32(args[i], 20) == (i == 0 ? 0u : 1u));
+    const auto pcs = SimBoard::As<k::PcSampleArgs>(args[i]);
+    CHECK(pcs.op == ops[i]);
+    CHECK(pcs.gpu_id == gpu_id);
+    CHECK(pcs.trace_id == (i == 0 ? 0u : 1u));
   }
-  CHECK(SimBoard::U32(args[0], 8) == 1);
+  CHECK(SimBoard::As<k::PcSampleArgs>(args[0]).num_sample_info == 1);
   const auto create_out = b.Args("PC_SAMPLE", "out=");
-  CHECK(SimBoard::U32(create_out[0], 20) == 1);
+  REQUIRE(!create_out.empty());
+  CHECK(SimBoard::As<k::PcSampleArgs>(create_out[0]).trace_id == 1);
   // The id is stale now: refused without an ioctl.
   b.ClearTrace();
   CHECK(hsaKmtPcSamplingStart(node, id) == HSAKMT_STATUS_INVALID_HANDLE);

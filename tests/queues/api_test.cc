@@ -69,16 +69,16 @@ TEST_CASE("an AQL queue sends the ring, the caller's pointers, priority, EOP and
   INFO(Join(b.Ioctls()));
   const auto args = b.Args("CREATE_QUEUE");
   REQUIRE(args.size() == 1);
-  const auto& a = args[0];
-  CHECK(SimBoard::U64(a, 0) == reinterpret_cast<uintptr_t>(ring));
-  CHECK(SimBoard::U64(a, 8) == reinterpret_cast<uintptr_t>(&ptrs.wptr));
-  CHECK(SimBoard::U64(a, 16) == reinterpret_cast<uintptr_t>(&ptrs.rptr));
-  CHECK(SimBoard::U32(a, 32) == 64 * 1024);
-  CHECK(SimBoard::U32(a, 40) == k::kQueueTypeComputeAql);
-  CHECK(SimBoard::U32(a, 44) == 100);
-  CHECK(SimBoard::U32(a, 48) == 11);  // HIGH
-  CHECK(SimBoard::U64(a, 56) != 0);    // EOP
-  CHECK(SimBoard::U64(a, 64) == 4096);
+  const auto a = SimBoard::As<k::CreateQueueArgs>(args[0]);
+  CHECK(a.ring_base_address == reinterpret_cast<uintptr_t>(ring));
+  CHECK(a.write_pointer_address == reinterpret_cast<uintptr_t>(&ptrs.wptr));
+  CHECK(a.read_pointer_address == reinterpret_cast<uintptr_t>(&ptrs.rptr));
+  CHECK(a.ring_size == 64 * 1024);
+  CHECK(a.queue_type == k::kQueueTypeComputeAql);
+  CHECK(a.queue_percentage == 100);
+  CHECK(a.queue_priority == 11);  // HIGH
+  CHECK(a.eop_buffer_address != 0);
+  CHECK(a.eop_buffer_size == 4096);
   q::NodeFacts f{};
   f.gfx_version = p.EngineId.ui32.Major * 10000 + p.EngineId.ui32.Minor * 100 +
                   p.EngineId.ui32.Stepping;
@@ -90,13 +90,14 @@ TEST_CASE("an AQL queue sends the ring, the caller's pointers, priority, EOP and
   f.lds_size_kb = p.LDSSizeInKB;
   q::CwsrSizes want{};
   REQUIRE(q::ComputeCwsr(f, 4096, &want).ok());
-  CHECK(SimBoard::U64(a, 72) != 0);
-  CHECK(SimBoard::U32(a, 80) == want.per_xcc_size);
-  CHECK(SimBoard::U32(a, 84) == want.ctl_stack_size);
+  CHECK(a.ctx_save_restore_address != 0);
+  CHECK(a.ctx_save_restore_size == want.per_xcc_size);
+  CHECK(a.ctl_stack_size == want.ctl_stack_size);
   // The doorbell: the slice mapped once, the queue's 8-byte doorbell at the
   // kernel's in-slice offset.
   const auto out = b.Args("CREATE_QUEUE", "out=");
-  const uint64_t doorbell_offset = SimBoard::U64(out[0], 24);
+  REQUIRE(out.size() == 1);
+  const uint64_t doorbell_offset = SimBoard::As<k::CreateQueueArgs>(out[0]).doorbell_offset;
   CHECK(r.QueueId != 0);
   CHECK(r.Queue_read_ptr_aql == &ptrs.rptr);
   CHECK(r.Queue_write_ptr_aql == &ptrs.wptr);
@@ -130,11 +131,12 @@ TEST_CASE("SDMA queues use the thunk's queue page for their pointers and get nei
                             nullptr, &r2) == HSAKMT_STATUS_SUCCESS);
   const auto a = b.Args("CREATE_QUEUE");
   REQUIRE(a.size() == 2);
-  CHECK(SimBoard::U32(a[0], 40) == k::kQueueTypeSdma);
-  CHECK(SimBoard::U64(a[0], 56) == 0);
-  CHECK(SimBoard::U64(a[0], 72) == 0);
-  CHECK(SimBoard::U64(a[0], 8) == r1.QueueWptrValue);
-  CHECK(SimBoard::U64(a[0], 16) == r1.QueueRptrValue);
+  const auto first = SimBoard::As<k::CreateQueueArgs>(a[0]);
+  CHECK(first.queue_type == k::kQueueTypeSdma);
+  CHECK(first.eop_buffer_address == 0);
+  CHECK(first.ctx_save_restore_address == 0);
+  CHECK(first.write_pointer_address == r1.QueueWptrValue);
+  CHECK(first.read_pointer_address == r1.QueueRptrValue);
   CHECK(r1.QueueRptrValue == r1.QueueWptrValue + 8);
   // The pointers are readable host memory, zero at creation.
   CHECK(*r1.Queue_write_ptr_aql == 0);
@@ -154,9 +156,7 @@ namespace {
 // The ALLOC_MEMORY_OF_GPU of the trace whose VA range holds `va`.
 bool AllocHolding(SimBoard& b, uint64_t va, k::AllocMemoryOfGpuArgs* out) {
   for (const std::vector<uint8_t>& bytes : b.Args("ALLOC_MEMORY_OF_GPU")) {
-    k::AllocMemoryOfGpuArgs a{};
-    REQUIRE(bytes.size() == sizeof(a));
-    std::memcpy(&a, bytes.data(), sizeof(a));
+    const auto a = SimBoard::As<k::AllocMemoryOfGpuArgs>(bytes);
     if (va >= a.va_addr && va - a.va_addr < a.size) {
       *out = a;
       return true;
@@ -198,9 +198,7 @@ TEST_CASE("a queue's host buffers belong to the queue's GPU: the pointer page is
                             nullptr, &pm4) == HSAKMT_STATUS_SUCCESS);
   const auto creates = b.Args("CREATE_QUEUE");
   REQUIRE(creates.size() == 1);
-  k::CreateQueueArgs c{};
-  REQUIRE(creates[0].size() == sizeof(c));
-  std::memcpy(&c, creates[0].data(), sizeof(c));
+  const auto c = SimBoard::As<k::CreateQueueArgs>(creates[0]);
   REQUIRE(c.ctx_save_restore_address != 0);
   k::AllocMemoryOfGpuArgs cwsr{};
   REQUIRE(AllocHolding(b, c.ctx_save_restore_address, &cwsr));
@@ -366,7 +364,7 @@ TEST_CASE("CU masks: nonzero multiples of 32 up to 1024 bits reach SET_CU_MASK a
   REQUIRE(hsaKmtSetQueueCUMask(r.QueueId, 64, mask) == HSAKMT_STATUS_SUCCESS);
   const auto a = b.Args("SET_CU_MASK");
   REQUIRE(a.size() == 1);
-  CHECK(SimBoard::U32(a[0], 4) == 64);
+  CHECK(SimBoard::As<k::SetCuMaskArgs>(a[0]).num_cu_mask == 64);
   REQUIRE(hsaKmtGetQueueInfo(r.QueueId, &info) == HSAKMT_STATUS_SUCCESS);
   CHECK(info.NumCUAssigned == 64);
   CHECK(info.CUMaskInfo[0] == 0x0F0F0F0Fu);
@@ -407,13 +405,10 @@ TEST_CASE("GetQueueInfo reads the wave state of a compute queue's save area; an 
   CHECK(Count(b.Ioctls(), "GET_QUEUE_WAVE_STATE") == 1);
   REQUIRE(info.SaveAreaHeader != nullptr);
   // The header carries the error event and the caller's ErrorReason.
-  const auto* raw = reinterpret_cast<const uint8_t*>(info.SaveAreaHeader);
-  uint64_t payload = 0;
-  uint32_t event_id = 0;
-  std::memcpy(&payload, raw + 24, 8);
-  std::memcpy(&event_id, raw + 32, 4);
-  CHECK(payload == reinterpret_cast<uintptr_t>(&error_reason));
-  CHECK(event_id == ev->EventId);
+  k::ContextSaveAreaHeader header{};
+  std::memcpy(&header, info.SaveAreaHeader, sizeof(header));
+  CHECK(header.err_payload_addr == reinterpret_cast<uintptr_t>(&error_reason));
+  CHECK(header.err_event_id == ev->EventId);
   CHECK(info.ControlStackUsedInBytes == 0);  // nothing was saved
   CHECK(reinterpret_cast<uintptr_t>(info.ControlStackTop) ==
         reinterpret_cast<uintptr_t>(info.UserContextSaveArea));
@@ -450,12 +445,14 @@ TEST_CASE("UpdateQueue sends the new ring and priority, may disable the queue, a
           HSAKMT_STATUS_SUCCESS);
   const auto a = b.Args("UPDATE_QUEUE");
   REQUIRE(a.size() == 2);
-  CHECK(SimBoard::U64(a[0], 0) == reinterpret_cast<uintptr_t>(ring2));
-  CHECK(SimBoard::U32(a[0], 12) == 8192);
-  CHECK(SimBoard::U32(a[0], 16) == 50);
-  CHECK(SimBoard::U32(a[0], 20) == 0);  // MINIMUM
-  CHECK(SimBoard::U64(a[1], 0) == 0);
-  CHECK(SimBoard::U32(a[1], 16) == 0);
+  const auto moved = SimBoard::As<k::UpdateQueueArgs>(a[0]);
+  CHECK(moved.ring_base_address == reinterpret_cast<uintptr_t>(ring2));
+  CHECK(moved.ring_size == 8192);
+  CHECK(moved.queue_percentage == 50);
+  CHECK(moved.queue_priority == 0);  // MINIMUM
+  const auto stopped = SimBoard::As<k::UpdateQueueArgs>(a[1]);
+  CHECK(stopped.ring_base_address == 0);
+  CHECK(stopped.queue_percentage == 0);
   REQUIRE(hsaKmtDestroyQueue(r.QueueId) == HSAKMT_STATUS_SUCCESS);
 }
 
@@ -553,8 +550,10 @@ void EveryGpuNode(SimBoard& b) {
     const uint32_t gfx = p.EngineId.ui32.Major * 10000 + p.EngineId.ui32.Minor * 100 +
                          p.EngineId.ui32.Stepping;
     CAPTURE(gfx);
-    CHECK(SimBoard::U64(a[0], 64) == q::EopBufferSize(gfx, k::kQueueTypeComputeAql));
-    CHECK((SimBoard::U64(a[0], 56) != 0) == (q::EopBufferSize(gfx, k::kQueueTypeComputeAql) != 0));
+    const auto created = SimBoard::As<k::CreateQueueArgs>(a[0]);
+    CHECK(created.eop_buffer_size == q::EopBufferSize(gfx, k::kQueueTypeComputeAql));
+    CHECK((created.eop_buffer_address != 0) ==
+          (q::EopBufferSize(gfx, k::kQueueTypeComputeAql) != 0));
     q::NodeFacts f{};
     f.gfx_version = gfx;
     f.num_fcompute_cores = p.NumFComputeCores;
@@ -565,8 +564,8 @@ void EveryGpuNode(SimBoard& b) {
     f.lds_size_kb = p.LDSSizeInKB;
     q::CwsrSizes want{};
     REQUIRE(q::ComputeCwsr(f, 4096, &want).ok());
-    CHECK(SimBoard::U32(a[0], 80) == want.per_xcc_size);
-    CHECK(SimBoard::U32(a[0], 84) == want.ctl_stack_size);
+    CHECK(created.ctx_save_restore_size == want.per_xcc_size);
+    CHECK(created.ctl_stack_size == want.ctl_stack_size);
     HsaQueueResource s{};
     REQUIRE(hsaKmtCreateQueue(node, HSA_QUEUE_SDMA, 100, HSA_QUEUE_PRIORITY_NORMAL, ring, 4096,
                               nullptr, &s) == HSAKMT_STATUS_SUCCESS);
@@ -630,10 +629,7 @@ namespace {
 std::vector<k::CreateQueueArgs> CreateRequests(SimBoard& b) {
   std::vector<k::CreateQueueArgs> out;
   for (const auto& bytes : b.Args("CREATE_QUEUE")) {
-    REQUIRE(bytes.size() >= sizeof(k::CreateQueueArgs));
-    k::CreateQueueArgs a{};
-    std::memcpy(&a, bytes.data(), sizeof(a));
-    out.push_back(a);
+    out.push_back(SimBoard::As<k::CreateQueueArgs>(bytes));
   }
   return out;
 }
@@ -721,11 +717,8 @@ TEST_CASE("UpdateQueue with a NULL ring of size 0 disables a PM4, AQL or SDMA qu
     CHECK(state() == KFDSIM_QUEUE_IDLE);
     const auto sent = b.Args("UPDATE_QUEUE");
     REQUIRE(sent.size() == 2);
-    k::UpdateQueueArgs off{}, on{};
-    REQUIRE(sent[0].size() >= sizeof(off));
-    REQUIRE(sent[1].size() >= sizeof(on));
-    std::memcpy(&off, sent[0].data(), sizeof(off));
-    std::memcpy(&on, sent[1].data(), sizeof(on));
+    const auto off = SimBoard::As<k::UpdateQueueArgs>(sent[0]);
+    const auto on = SimBoard::As<k::UpdateQueueArgs>(sent[1]);
     CHECK(off.ring_base_address == 0);
     CHECK(off.ring_size == 0);
     CHECK(off.queue_percentage == 100);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "doctest/doctest.h"
@@ -70,13 +71,16 @@ class SimBoard {
   // The simulator's platform table, and a replacement for it behind the
   // default context (e.g. a decorator over platform()); device closed.
   hke_platform platform() const { return platform_; }
-  void UsePlatform(hke_platform p) {
+  void UsePlatform(hke_platform p) { UsePlatform(p, &SimBoard::OnDiag, this, flags_); }
+  // The same with the caller's diagnostics callback and hke_config flags
+  // (a fresh default context; Diags() then records nothing).
+  void UsePlatform(hke_platform p, hke_diag_fn diag, void* diag_user, uint32_t flags) {
     hke_config c{};
     c.struct_size = sizeof(c);
     c.platform = p;
-    c.diag = &SimBoard::OnDiag;
-    c.diag_user = this;
-    c.flags = flags_;
+    c.diag = diag;
+    c.diag_user = diag_user;
+    c.flags = flags;
     REQUIRE(hke_default_context_configure(&c) == HKE_OK);
   }
 
@@ -112,25 +116,64 @@ class SimBoard {
     for (const std::string& l : Trace()) {
       if (l.find(" ioctl ") == std::string::npos) continue;
       if (l.find("_" + name + " ") == std::string::npos) continue;
-      const size_t p = l.find(field);
-      if (p == std::string::npos) continue;
-      std::vector<uint8_t> bytes;
-      for (size_t i = p + std::strlen(field); i + 1 < l.size() && std::isxdigit(l[i]); i += 2) {
-        bytes.push_back(static_cast<uint8_t>(std::stoul(l.substr(i, 2), nullptr, 16)));
-      }
-      out.push_back(bytes);
+      if (l.find(field) == std::string::npos) continue;
+      out.push_back(FieldBytes(l, field));
     }
     return out;
   }
-  static uint32_t U32(const std::vector<uint8_t>& b, size_t off) {
-    uint32_t v = 0;
-    std::memcpy(&v, b.data() + off, sizeof(v));
+  // The bytes of the hex field `field` ("in=" / "out=") of one trace line,
+  // empty when the line has none. No assertions: trace callbacks use it.
+  static std::vector<uint8_t> FieldBytes(const std::string& line, const char* field) {
+    std::vector<uint8_t> bytes;
+    const size_t p = line.find(field);
+    if (p == std::string::npos) return bytes;
+    for (size_t i = p + std::strlen(field);
+         i + 1 < line.size() && std::isxdigit(static_cast<unsigned char>(line[i])) &&
+         std::isxdigit(static_cast<unsigned char>(line[i + 1]));
+         i += 2) {
+      bytes.push_back(static_cast<uint8_t>(std::stoul(line.substr(i, 2), nullptr, 16)));
+    }
+    return bytes;
+  }
+  // One traced argument block read as the ABI structure `T` (lib/kfd/abi.h):
+  // the block must be exactly that structure's bytes (the trace records the
+  // whole block the request code sizes), so a test names fields instead of
+  // byte offsets and a layout change fails here instead of misreading.
+  template <typename T>
+  static T As(const std::vector<uint8_t>& b) {
+    static_assert(std::is_trivially_copyable<T>::value, "an ABI argument block");
+    REQUIRE(b.size() == sizeof(T));
+    T v{};
+    std::memcpy(&v, b.data(), sizeof(T));
     return v;
   }
-  static uint64_t U64(const std::vector<uint8_t>& b, size_t off) {
-    uint64_t v = 0;
-    std::memcpy(&v, b.data() + off, sizeof(v));
+  // As<T> without assertions, for trace callbacks: false (and `out`
+  // untouched) unless the block is exactly T's bytes.
+  template <typename T>
+  static bool TryAs(const std::vector<uint8_t>& b, T* out) {
+    static_assert(std::is_trivially_copyable<T>::value, "an ABI argument block");
+    if (b.size() != sizeof(T)) return false;
+    std::memcpy(out, b.data(), sizeof(T));
+    return true;
+  }
+  // A block with a variable tail (SVM's attribute records): its fixed head.
+  template <typename T>
+  static T Head(const std::vector<uint8_t>& b) {
+    static_assert(std::is_trivially_copyable<T>::value, "an ABI argument block");
+    REQUIRE(b.size() >= sizeof(T));
+    T v{};
+    std::memcpy(&v, b.data(), sizeof(T));
     return v;
+  }
+  // The whole records `E` that follow the fixed head `H` in such a block.
+  template <typename H, typename E>
+  static std::vector<E> Tail(const std::vector<uint8_t>& b) {
+    static_assert(std::is_trivially_copyable<E>::value, "an ABI record");
+    REQUIRE(b.size() >= sizeof(H));
+    REQUIRE((b.size() - sizeof(H)) % sizeof(E) == 0);
+    std::vector<E> out((b.size() - sizeof(H)) / sizeof(E));
+    if (!out.empty()) std::memcpy(out.data(), b.data() + sizeof(H), out.size() * sizeof(E));
+    return out;
   }
   hke_memory_stats Stats() {
     hke_memory_stats st{};

@@ -17,6 +17,7 @@
 #include "hsakmt/hsakmt_linux.h"
 #include "platform/sim/inprocess/sim_platform.h"
 #include "platform/sim/sim.h"
+#include "tests/support/sim_board.h"
 
 namespace {
 
@@ -36,25 +37,13 @@ struct DiagLog {
   }
 };
 
-// A simulated board behind the default context, with a wrapper platform
-// that counts file reads and device opens and can refuse chosen paths.
+// The shared simulated board (tests/support/sim_board.h) behind the default
+// context through a wrapper platform that counts file reads and device
+// opens and can refuse chosen paths; diagnostics go to `log`.
 class Board {
  public:
-  Board(const char* tree, const char* board, uint32_t flags = 0) {
-    std::string dir;
-    kfdsim_options o{};
-    o.struct_size = sizeof(o);
-    if (tree != nullptr) {
-      dir = std::string(HKE_SHARED_DIR) + "/fixtures/topology/" + tree;
-      o.tree_dir = dir.c_str();
-    } else {
-      o.board_name = board;
-    }
-    char error[512] = {};
-    const int rc = kfdsim_create(&o, &sim_, error, sizeof(error));
-    INFO(error);
-    REQUIRE(rc == 0);
-    inner_ = hke_sim_platform(sim_);
+  Board(const char* tree, const char* board, uint32_t flags = 0) : sim_board_(tree, board) {
+    inner_ = sim_board_.platform();
     // Every operation forwards to the simulator's table with its own self.
     ops_.struct_size = sizeof(ops_);
     ops_.abi_version = HKE_PLATFORM_ABI_VERSION;
@@ -107,32 +96,16 @@ class Board {
     ops_.marketing_name = [](void* self, uint32_t did, uint32_t rev, char* buf, size_t cap) {
       return Of(self)->In().marketing_name(Of(self)->inner_.self, did, rev, buf, cap);
     };
-    hke_config c{};
-    c.struct_size = sizeof(c);
-    c.platform = hke_platform{&ops_, this};
-    c.diag = &DiagLog::Fn;
-    c.diag_user = &log;
-    c.flags = flags;
-    REQUIRE(hke_default_context_configure(&c) == HKE_OK);
-  }
-  ~Board() {
-    // Leave the default context closed and on the host platform.
-    while (hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS) {
-    }
-    hke_config c{};
-    c.struct_size = sizeof(c);
-    c.platform = hke_linux_platform();
-    (void)hke_default_context_configure(&c);
-    kfdsim_destroy(sim_);
+    sim_board_.UsePlatform(hke_platform{&ops_, this}, &DiagLog::Fn, &log, flags);
   }
   Board(const Board&) = delete;
   Board& operator=(const Board&) = delete;
 
-  kfdsim_t* sim() { return sim_; }
+  kfdsim_t* sim() { return sim_board_.sim(); }
   std::string Served(const std::string& path) {
     std::vector<char> buf(1 << 20);
     size_t n = 0;
-    REQUIRE(kfdsim_read_file(sim_, path.c_str(), buf.data(), buf.size(), &n) == 0);
+    REQUIRE(kfdsim_read_file(sim(), path.c_str(), buf.data(), buf.size(), &n) == 0);
     return std::string(buf.data(), n);
   }
 
@@ -145,9 +118,11 @@ class Board {
   static Board* Of(void* self) { return static_cast<Board*>(self); }
   const hke_platform_ops& In() const { return *inner_.ops; }
 
-  kfdsim_t* sim_ = nullptr;
   hke_platform inner_{};
   hke_platform_ops ops_{};
+  // Last: destroyed first, it closes the device through the wrapper while
+  // the counters above still live, then restores the host platform.
+  hketest::SimBoard sim_board_;
 };
 
 std::map<std::string, std::string> KeyValues(const std::string& text) {

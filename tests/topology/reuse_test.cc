@@ -29,6 +29,7 @@
 #include "platform/sim/inprocess/sim_platform.h"
 #include "platform/sim/sim.h"
 #include "tests/support/fake_platform.h"
+#include "tests/support/sim_board.h"
 
 namespace {
 
@@ -49,26 +50,14 @@ struct DiagLog {
   }
 };
 
-// A simulated board behind the default context through a wrapper platform
-// that counts file reads, can serve replacement text for chosen files, fail
-// chosen reads and opens, and pretend to be another process.
+// The shared simulated board (tests/support/sim_board.h) behind the default
+// context through a wrapper platform that counts file reads, can serve
+// replacement text for chosen files, fail chosen reads and opens, and
+// pretend to be another process; diagnostics go to `log`.
 class SimBoard {
  public:
-  SimBoard(const char* tree, const char* board, uint32_t flags = 0) {
-    std::string dir;
-    kfdsim_options o{};
-    o.struct_size = sizeof(o);
-    if (tree != nullptr) {
-      dir = std::string(HKE_SHARED_DIR) + "/fixtures/topology/" + tree;
-      o.tree_dir = dir.c_str();
-    } else {
-      o.board_name = board;
-    }
-    char error[512] = {};
-    const int rc = kfdsim_create(&o, &sim_, error, sizeof(error));
-    INFO(error);
-    REQUIRE(rc == 0);
-    inner_ = hke_sim_platform(sim_);
+  SimBoard(const char* tree, const char* board, uint32_t flags = 0) : sim_board_(tree, board) {
+    inner_ = sim_board_.platform();
     // Every operation forwards to the simulator's table with its own self;
     // open, read_file, list_dir and process_id are also observed or steered.
     ops_.struct_size = sizeof(ops_);
@@ -140,34 +129,19 @@ class SimBoard {
     };
     Configure(flags);
   }
-  ~SimBoard() {
-    while (hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS) {
-    }
-    hke_config c{};
-    c.struct_size = sizeof(c);
-    c.platform = hke_linux_platform();
-    (void)hke_default_context_configure(&c);
-    kfdsim_destroy(sim_);
-  }
   SimBoard(const SimBoard&) = delete;
   SimBoard& operator=(const SimBoard&) = delete;
 
   // (Re)creates the default context on this board: a fresh context.
   void Configure(uint32_t flags) {
-    hke_config c{};
-    c.struct_size = sizeof(c);
-    c.platform = hke_platform{&ops_, this};
-    c.diag = &DiagLog::Fn;
-    c.diag_user = &log;
-    c.flags = flags;
-    REQUIRE(hke_default_context_configure(&c) == HKE_OK);
+    sim_board_.UsePlatform(hke_platform{&ops_, this}, &DiagLog::Fn, &log, flags);
   }
 
   // What the simulator serves for `path`, before any replacement.
   std::string Served(const std::string& path) {
     std::vector<char> buf(1 << 20);
     size_t n = 0;
-    REQUIRE(kfdsim_read_file(sim_, path.c_str(), buf.data(), buf.size(), &n) == 0);
+    REQUIRE(kfdsim_read_file(sim_board_.sim(), path.c_str(), buf.data(), buf.size(), &n) == 0);
     return std::string(buf.data(), n);
   }
   // The generation_id the board serves now (replacement first).
@@ -192,9 +166,11 @@ class SimBoard {
   static SimBoard* Of(void* self) { return static_cast<SimBoard*>(self); }
   const hke_platform_ops& In() const { return *inner_.ops; }
 
-  kfdsim_t* sim_ = nullptr;
   hke_platform inner_{};
   hke_platform_ops ops_{};
+  // Last: destroyed first, it closes the device through the wrapper while
+  // the members above still live, then restores the host platform.
+  hketest::SimBoard sim_board_;
 };
 
 // Everything the API returns about the topology, as bytes, so that two

@@ -19,6 +19,7 @@
 #include "lib/topology/snapshot.h"
 #include "platform/sim/inprocess/sim_platform.h"
 #include "platform/sim/sim.h"
+#include "tests/support/sim_board.h"
 
 namespace {
 
@@ -40,26 +41,13 @@ struct DiagLog {
   }
 };
 
+// The shared simulated board (tests/support/sim_board.h), read directly
+// through its platform table: the snapshot, not the default context.
 class Sim {
  public:
   // tree: a fixture directory name, or null with a built-in board name.
-  Sim(const char* tree, const char* board) {
-    std::string dir;
-    kfdsim_options o{};
-    o.struct_size = sizeof(o);
-    if (tree != nullptr) {
-      dir = std::string(HKE_SHARED_DIR) + "/fixtures/topology/" + tree;
-      o.tree_dir = dir.c_str();
-    } else {
-      o.board_name = board;
-    }
-    char error[512] = {};
-    const int rc = kfdsim_create(&o, &sim_, error, sizeof(error));
-    INFO(error);
-    REQUIRE(rc == 0);
-    platform_ = hke::Platform(hke_sim_platform(sim_), 0);
-  }
-  ~Sim() { kfdsim_destroy(sim_); }
+  Sim(const char* tree, const char* board)
+      : board_(tree, board), platform_(board_.platform(), 0), sim_(board_.sim()) {}
   Sim(const Sim&) = delete;
   Sim& operator=(const Sim&) = delete;
 
@@ -92,8 +80,9 @@ class Sim {
   }
 
  private:
-  kfdsim_t* sim_ = nullptr;
+  hketest::SimBoard board_;
   hke::Platform platform_;
+  kfdsim_t* sim_;
 };
 
 // key -> value text of a served properties file.
