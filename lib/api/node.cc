@@ -16,88 +16,75 @@
 // kernel refusal is ERROR, upstream's answer (the errno is in the
 // diagnostics report). SetMemoryPolicy is NOT_IMPLEMENTED on every node
 // but a Kaveri, as upstream.
-#include "lib/api/entry.h"
 #include "lib/node/node.h"
 
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmtctx.h"
+#include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 
-using hke::Context;
-using hke::api::Addr;
-using hke::api::Default;
-using hke::api::KernelCallStatus;
-using hke::api::kNoContext;
-using hke::api::OnCtx;
-using hke::api::OnDefault;
-
+namespace hke::api {
 namespace {
 
-// The bodies: `ctx` is the context the call runs on, nullptr when there is
-// none (kNoContext, after the checks that come before it).
+// The bodies: `ctx` is the context the call runs on; the checks before
+// the device (the list's last column) are made.
 
-HSAKMT_STATUS GetClockCounters(Context* ctx, HSAuint32 NodeId, HsaClockCounters* Counters) {
-  if (Counters == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::node::GetClockCounters(*ctx, NodeId, Counters));
+HSAKMT_STATUS GetClockCounters(Context& ctx, HSAuint32 NodeId, HsaClockCounters* Counters) {
+  return KernelCallStatus(node::GetClockCounters(ctx, NodeId, Counters));
 }
 
-HSAKMT_STATUS GetTileConfig(Context* ctx, HSAuint32 NodeId, HsaGpuTileConfig* config) {
-  if (config == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::node::GetTileConfig(*ctx, NodeId, config));
+HSAKMT_STATUS GetTileConfig(Context& ctx, HSAuint32 NodeId, HsaGpuTileConfig* config) {
+  return KernelCallStatus(node::GetTileConfig(ctx, NodeId, config));
 }
 
-HSAKMT_STATUS SetTrapHandler(Context* ctx, HSAuint32 NodeId, void* TrapHandlerBaseAddress,
+HSAKMT_STATUS SetTrapHandler(Context& ctx, HSAuint32 NodeId, void* TrapHandlerBaseAddress,
                              HSAuint64 /*TrapHandlerSizeInBytes*/, void* TrapBufferBaseAddress,
                              HSAuint64 /*TrapBufferSizeInBytes*/) {
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::node::SetTrapHandler(*ctx, NodeId, Addr(TrapHandlerBaseAddress),
-                                                    Addr(TrapBufferBaseAddress)));
+  return KernelCallStatus(
+      node::SetTrapHandler(ctx, NodeId, Addr(TrapHandlerBaseAddress), Addr(TrapBufferBaseAddress)));
 }
 
-HSAKMT_STATUS SetMemoryPolicy(Context* ctx, HSAuint32 Node, HSAuint32 DefaultPolicy,
+HSAKMT_STATUS SetMemoryPolicy(Context& ctx, HSAuint32 Node, HSAuint32 DefaultPolicy,
                               HSAuint32 AlternatePolicy, void* MemoryAddressAlternate,
                               HSAuint64 MemorySizeInBytes) {
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::node::SetMemoryPolicy(
-      *ctx, Node, DefaultPolicy, AlternatePolicy, Addr(MemoryAddressAlternate), MemorySizeInBytes));
+  return KernelCallStatus(node::SetMemoryPolicy(ctx, Node, DefaultPolicy, AlternatePolicy,
+                                                Addr(MemoryAddressAlternate), MemorySizeInBytes));
 }
 
-HSAKMT_STATUS GetAmdgpuDeviceHandle(Context* ctx, HSAuint32 NodeId,
+HSAKMT_STATUS GetAmdgpuDeviceHandle(Context& ctx, HSAuint32 NodeId,
                                     HsaAMDGPUDeviceHandle* DeviceHandle) {
-  if (DeviceHandle == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
   void* h = nullptr;
-  const HSAKMT_STATUS st = KernelCallStatus(hke::node::GetAmdgpuDeviceHandle(*ctx, NodeId, &h));
+  const HSAKMT_STATUS st = KernelCallStatus(node::GetAmdgpuDeviceHandle(ctx, NodeId, &h));
   if (st == HSAKMT_STATUS_SUCCESS) *DeviceHandle = h;
   return st;
 }
 
 }  // namespace
+}  // namespace hke::api
 
 extern "C" {
 
 // The entry points with a Ctx twin, one line each (lib/api/entry.h:
 // HKE_API_TWINS).
-#define HKE_NODE_API(X)                                                                           \
-  X(GetClockCounters, GetClockCounters,                                                           \
-    (HSAuint32 NodeId, HsaClockCounters* Counters),                                               \
-    (NodeId, Counters))                                                                           \
-  X(GetTileConfig, GetTileConfig, (HSAuint32 NodeId, HsaGpuTileConfig* config), (NodeId, config)) \
-  X(SetTrapHandler, SetTrapHandler,                                                               \
-    (HSAuint32 NodeId, void* TrapHandlerBaseAddress, HSAuint64 TrapHandlerSizeInBytes,            \
-     void* TrapBufferBaseAddress, HSAuint64 TrapBufferSizeInBytes),                               \
-    (NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes, TrapBufferBaseAddress,               \
-     TrapBufferSizeInBytes))                                                                      \
-  X(SetMemoryPolicy, SetMemoryPolicy,                                                             \
-    (HSAuint32 Node, HSAuint32 DefaultPolicy, HSAuint32 AlternatePolicy,                          \
-     void* MemoryAddressAlternate, HSAuint64 MemorySizeInBytes),                                  \
-    (Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate, MemorySizeInBytes))            \
-  X(GetAMDGPUDeviceHandle, GetAmdgpuDeviceHandle,                                                 \
-    (HSAuint32 NodeId, HsaAMDGPUDeviceHandle* DeviceHandle),                                      \
-    (NodeId, DeviceHandle))
+#define HKE_NODE_API(X)                                                                            \
+  X(GetClockCounters, GetClockCounters, (HSAuint32 NodeId, HsaClockCounters * Counters),           \
+    (NodeId, Counters), Required(Counters))                                                        \
+  X(GetTileConfig, GetTileConfig, (HSAuint32 NodeId, HsaGpuTileConfig * config), (NodeId, config), \
+    Required(config))                                                                              \
+  X(SetTrapHandler, SetTrapHandler,                                                                \
+    (HSAuint32 NodeId, void* TrapHandlerBaseAddress, HSAuint64 TrapHandlerSizeInBytes,             \
+     void* TrapBufferBaseAddress, HSAuint64 TrapBufferSizeInBytes),                                \
+    (NodeId, TrapHandlerBaseAddress, TrapHandlerSizeInBytes, TrapBufferBaseAddress,                \
+     TrapBufferSizeInBytes),                                                                       \
+    Required())                                                                                    \
+  X(SetMemoryPolicy, SetMemoryPolicy,                                                              \
+    (HSAuint32 Node, HSAuint32 DefaultPolicy, HSAuint32 AlternatePolicy,                           \
+     void* MemoryAddressAlternate, HSAuint64 MemorySizeInBytes),                                   \
+    (Node, DefaultPolicy, AlternatePolicy, MemoryAddressAlternate, MemorySizeInBytes), Required()) \
+  X(GetAMDGPUDeviceHandle, GetAmdgpuDeviceHandle,                                                  \
+    (HSAuint32 NodeId, HsaAMDGPUDeviceHandle * DeviceHandle), (NodeId, DeviceHandle),              \
+    Required(DeviceHandle))
 
 HKE_NODE_API(HKE_API_TWINS)
 

@@ -20,64 +20,44 @@
 #include "lib/api/entry.h"
 #include "lib/api/lifecycle.h"
 
-using hke::Context;
-using hke::api::Addr;
-using hke::api::Default;
-using hke::api::kNoContext;
-using hke::api::KernelCallStatus;
-using hke::api::OnCtx;
-using hke::api::OnDefault;
-using hke::api::ToHsakmt;
-
+namespace hke::api {
 namespace {
 
-HSAKMT_STATUS GetCounterProperties(Context* ctx, HSAuint32 NodeId, HsaCounterProperties** out) {
-  if (out == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
+HSAKMT_STATUS GetCounterProperties(Context& ctx, HSAuint32 NodeId, HsaCounterProperties** out) {
   HsaCounterProperties* p = nullptr;
-  const hke::Status s = hke::pmc::GetCounterProperties(*ctx, NodeId, &p);
+  const Status s = pmc::GetCounterProperties(ctx, NodeId, &p);
   if (s.ok()) *out = p;
   return ToHsakmt(s);
 }
 
-HSAKMT_STATUS RegisterTrace(Context* ctx, HSAuint32 NodeId, HSAuint32 NumberOfCounters,
+HSAKMT_STATUS RegisterTrace(Context& ctx, HSAuint32 NodeId, HSAuint32 NumberOfCounters,
                             HsaCounter* Counters, HsaPmcTraceRoot* TraceRoot) {
-  if (Counters == nullptr || TraceRoot == nullptr || NumberOfCounters == 0) {
-    return HSAKMT_STATUS_INVALID_PARAMETER;
-  }
-  if (ctx == nullptr) return kNoContext;
   HsaPmcTraceRoot root{};
-  const hke::Status s = hke::pmc::RegisterTrace(*ctx, NodeId, NumberOfCounters, Counters, &root);
+  const Status s = pmc::RegisterTrace(ctx, NodeId, NumberOfCounters, Counters, &root);
   if (s.ok()) *TraceRoot = root;
   return ToHsakmt(s);
 }
 
-HSAKMT_STATUS UnregisterTrace(Context* ctx, HSAuint32 NodeId, HSATraceId TraceId) {
-  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::pmc::UnregisterTrace(*ctx, NodeId, TraceId));
+HSAKMT_STATUS UnregisterTrace(Context& ctx, HSAuint32 NodeId, HSATraceId TraceId) {
+  return KernelCallStatus(pmc::UnregisterTrace(ctx, NodeId, TraceId));
 }
 
-HSAKMT_STATUS AcquireTraceAccess(Context* ctx, HSAuint32 NodeId, HSATraceId TraceId) {
-  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::pmc::AcquireTraceAccess(*ctx, NodeId, TraceId));
+HSAKMT_STATUS AcquireTraceAccess(Context& ctx, HSAuint32 NodeId, HSATraceId TraceId) {
+  return KernelCallStatus(pmc::AcquireTraceAccess(ctx, NodeId, TraceId));
 }
 
-HSAKMT_STATUS ReleaseTraceAccess(Context* ctx, HSAuint32 NodeId, HSATraceId TraceId) {
-  if (TraceId == 0) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::pmc::ReleaseTraceAccess(*ctx, NodeId, TraceId));
+HSAKMT_STATUS ReleaseTraceAccess(Context& ctx, HSAuint32 NodeId, HSATraceId TraceId) {
+  return KernelCallStatus(pmc::ReleaseTraceAccess(ctx, NodeId, TraceId));
 }
 
 // The context a trace id names (its tag, lib/pmc/pmc.h): the default
 // context or an open secondary slot. Start/Query/Stop take no context.
 // *out_stale: the id names a secondary slot that is not open.
 Context* ContextOfTrace(HSATraceId id, bool* out_stale) {
-  const uint32_t tag = hke::pmc::TraceIdContextTag(id);
+  const uint32_t tag = pmc::TraceIdContextTag(id);
   *out_stale = false;
   if (tag == 0) return Default();
-  Context* c = hke::api::SecondaryOfTag(tag);
+  Context* c = SecondaryOfTag(tag);
   *out_stale = c == nullptr;
   return c;
 }
@@ -89,29 +69,32 @@ HSAKMT_STATUS OnTraceContext(HSATraceId id, Call call) {
   Context* ctx = ContextOfTrace(id, &stale);
   if (stale) return HSAKMT_STATUS_INVALID_HANDLE;
   if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
+  SharedGate g(ctx->open_gate());
   return KernelCallStatus(call(*ctx));
 }
 
 }  // namespace
+}  // namespace hke::api
 
 extern "C" {
 
 // The entry points with a Ctx twin, one line each (lib/api/entry.h:
 // HKE_API_TWINS).
-#define HKE_PMC_API(X)                                                                         \
-  X(PmcGetCounterProperties, GetCounterProperties,                                             \
-    (HSAuint32 NodeId, HsaCounterProperties** CounterProperties), (NodeId, CounterProperties)) \
-  X(PmcRegisterTrace, RegisterTrace,                                                           \
-    (HSAuint32 NodeId, HSAuint32 NumberOfCounters, HsaCounter* Counters,                       \
-     HsaPmcTraceRoot* TraceRoot),                                                              \
-    (NodeId, NumberOfCounters, Counters, TraceRoot))                                           \
-  X(PmcUnregisterTrace, UnregisterTrace, (HSAuint32 NodeId, HSATraceId TraceId),               \
-    (NodeId, TraceId))                                                                         \
-  X(PmcAcquireTraceAccess, AcquireTraceAccess, (HSAuint32 NodeId, HSATraceId TraceId),         \
-    (NodeId, TraceId))                                                                         \
-  X(PmcReleaseTraceAccess, ReleaseTraceAccess, (HSAuint32 NodeId, HSATraceId TraceId),         \
-    (NodeId, TraceId))
+#define HKE_PMC_API(X)                                                                          \
+  X(PmcGetCounterProperties, GetCounterProperties,                                              \
+    (HSAuint32 NodeId, HsaCounterProperties * *CounterProperties), (NodeId, CounterProperties), \
+    Required(CounterProperties))                                                                \
+  X(PmcRegisterTrace, RegisterTrace,                                                            \
+    (HSAuint32 NodeId, HSAuint32 NumberOfCounters, HsaCounter * Counters,                       \
+     HsaPmcTraceRoot * TraceRoot),                                                              \
+    (NodeId, NumberOfCounters, Counters, TraceRoot),                                            \
+    Required(Counters, TraceRoot, NumberOfCounters))                                            \
+  X(PmcUnregisterTrace, UnregisterTrace, (HSAuint32 NodeId, HSATraceId TraceId),                \
+    (NodeId, TraceId), Required(TraceId))                                                       \
+  X(PmcAcquireTraceAccess, AcquireTraceAccess, (HSAuint32 NodeId, HSATraceId TraceId),          \
+    (NodeId, TraceId), Required(TraceId))                                                       \
+  X(PmcReleaseTraceAccess, ReleaseTraceAccess, (HSAuint32 NodeId, HSATraceId TraceId),          \
+    (NodeId, TraceId), Required(TraceId))
 
 HKE_PMC_API(HKE_API_TWINS)
 
@@ -119,17 +102,19 @@ HKE_PMC_API(HKE_API_TWINS)
 // or the secondary slot that registered it).
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStartTrace(HSATraceId TraceId, void* TraceBuffer,
                                             HSAuint64 TraceBufferSizeBytes) {
-  return OnTraceContext(TraceId, [&](Context& ctx) {
-    return hke::pmc::StartTrace(ctx, TraceId, Addr(TraceBuffer), TraceBufferSizeBytes);
+  return hke::api::OnTraceContext(TraceId, [&](hke::Context& ctx) {
+    return hke::pmc::StartTrace(ctx, TraceId, hke::api::Addr(TraceBuffer), TraceBufferSizeBytes);
   });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcQueryTrace(HSATraceId TraceId) {
-  return OnTraceContext(TraceId, [&](Context& ctx) { return hke::pmc::QueryTrace(ctx, TraceId); });
+  return hke::api::OnTraceContext(
+      TraceId, [&](hke::Context& ctx) { return hke::pmc::QueryTrace(ctx, TraceId); });
 }
 
 HSAKMT_STATUS HSAKMTAPI hsaKmtPmcStopTrace(HSATraceId TraceId) {
-  return OnTraceContext(TraceId, [&](Context& ctx) { return hke::pmc::StopTrace(ctx, TraceId); });
+  return hke::api::OnTraceContext(
+      TraceId, [&](hke::Context& ctx) { return hke::pmc::StopTrace(ctx, TraceId); });
 }
 
 }  // extern "C"

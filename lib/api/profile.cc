@@ -25,13 +25,10 @@
 #include "lib/api/entry.h"
 #include "lib/core/errno.h"
 
-using hke::api::Addr;
-using hke::api::Default;
-using hke::api::kNoContext;
-
+namespace hke::api {
 namespace {
 
-static_assert(sizeof(HsaPcSamplingInfo) == sizeof(hke::kfd::PcSampleInfo),
+static_assert(sizeof(HsaPcSamplingInfo) == sizeof(kfd::PcSampleInfo),
               "HsaPcSamplingInfo is the kernel's kfd_pc_sample_info");
 
 // The library's own reasons map as ToHsakmt says; kernel errnos by the
@@ -42,16 +39,14 @@ struct ErrnoMap {
 };
 
 template <size_t N>
-HSAKMT_STATUS Map(hke::Status s, const ErrnoMap (&table)[N]) {
+HSAKMT_STATUS Map(Status s, const ErrnoMap (&table)[N]) {
   if (s.ok()) return HSAKMT_STATUS_SUCCESS;
-  if (s.domain() != HKE_DOMAIN_ERRNO) return hke::api::ToHsakmt(s);
+  if (s.domain() != HKE_DOMAIN_ERRNO) return ToHsakmt(s);
   for (const ErrnoMap& m : table) {
     if (s.is_errno(m.error)) return m.status;
   }
   return HSAKMT_STATUS_ERROR;
 }
-
-namespace err = hke::err;
 
 constexpr ErrnoMap kQueryMap[] = {{err::kEINVAL, HSAKMT_STATUS_INVALID_PARAMETER},
                                   {err::kEOPNOTSUPP, HSAKMT_STATUS_NOT_SUPPORTED},
@@ -68,68 +63,40 @@ constexpr ErrnoMap kStartMap[] = {{err::kEINVAL, HSAKMT_STATUS_INVALID_PARAMETER
 constexpr ErrnoMap kStopMap[] = {{err::kEINVAL, HSAKMT_STATUS_INVALID_PARAMETER},
                                  {err::kEALREADY, HSAKMT_STATUS_KERNEL_ALREADY_OPENED}};
 
-}  // namespace
+// The bodies: `ctx` is the default context; the checks before the device
+// (the list's last column) are made.
 
-extern "C" {
-
-HSAKMT_STATUS HSAKMTAPI hsaKmtSPMAcquire(HSAuint32 PreferredNode) {
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return hke::api::ToHsakmt(hke::profile::SpmAcquire(*ctx, PreferredNode));
+HSAKMT_STATUS SpmAcquire(Context& ctx, HSAuint32 PreferredNode) {
+  return ToHsakmt(profile::SpmAcquire(ctx, PreferredNode));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSPMRelease(HSAuint32 PreferredNode) {
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return hke::api::ToHsakmt(hke::profile::SpmRelease(*ctx, PreferredNode));
+HSAKMT_STATUS SpmRelease(Context& ctx, HSAuint32 PreferredNode) {
+  return ToHsakmt(profile::SpmRelease(ctx, PreferredNode));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtSPMSetDestBuffer(HSAuint32 PreferredNode, HSAuint32 SizeInBytes,
-                                               HSAuint32* timeout, HSAuint32* SizeCopied,
-                                               void* DestMemoryAddress, bool* isSPMDataLoss) {
-  if (timeout == nullptr || SizeCopied == nullptr || isSPMDataLoss == nullptr) {
-    return HSAKMT_STATUS_INVALID_PARAMETER;
-  }
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return hke::api::ToHsakmt(hke::profile::SpmSetDestBuffer(*ctx, PreferredNode, SizeInBytes,
-                                                           Addr(DestMemoryAddress), timeout,
-                                                           SizeCopied, isSPMDataLoss));
+HSAKMT_STATUS SpmSetDestBuffer(Context& ctx, HSAuint32 PreferredNode, HSAuint32 SizeInBytes,
+                               HSAuint32* timeout, HSAuint32* SizeCopied, void* DestMemoryAddress,
+                               bool* isSPMDataLoss) {
+  return ToHsakmt(profile::SpmSetDestBuffer(ctx, PreferredNode, SizeInBytes,
+                                            Addr(DestMemoryAddress), timeout, SizeCopied,
+                                            isSPMDataLoss));
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingSupport(void) {
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return hke::api::ToHsakmt(hke::profile::PcSamplingSupport(*ctx));
-}
+HSAKMT_STATUS PcSamplingSupport(Context& ctx) { return ToHsakmt(profile::PcSamplingSupport(ctx)); }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingQueryCapabilities(HSAuint32 NodeId, void* sample_info,
-                                                          HSAuint32 sample_info_sz,
-                                                          HSAuint32* size) {
-  if (size == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return Map(hke::profile::PcSamplingQuery(*ctx, NodeId,
-                                           static_cast<hke::kfd::PcSampleInfo*>(sample_info),
-                                           sample_info_sz, size),
+HSAKMT_STATUS PcSamplingQueryCapabilities(Context& ctx, HSAuint32 NodeId, void* sample_info,
+                                          HSAuint32 sample_info_sz, HSAuint32* size) {
+  return Map(profile::PcSamplingQuery(ctx, NodeId, static_cast<kfd::PcSampleInfo*>(sample_info),
+                                      sample_info_sz, size),
              kQueryMap);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingCreate(HSAuint32 node_id, HsaPcSamplingInfo* sample_info,
-                                               HsaPcSamplingTraceId* traceId) {
-  if (sample_info == nullptr || traceId == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  hke::kfd::PcSampleInfo info{};
+HSAKMT_STATUS PcSamplingCreate(Context& ctx, HSAuint32 node_id, HsaPcSamplingInfo* sample_info,
+                               HsaPcSamplingTraceId* traceId) {
+  kfd::PcSampleInfo info{};
   std::memcpy(&info, sample_info, sizeof(info));
   uint32_t id = 0;
-  const hke::Status s = hke::profile::PcSamplingCreate(*ctx, node_id, &info, &id);
+  const Status s = profile::PcSamplingCreate(ctx, node_id, &info, &id);
   // EEXIST hands back the running session's configuration (upstream's
   // callers read it from their struct).
   if (s.ok() || s.is_errno(err::kEEXIST)) std::memcpy(sample_info, &info, sizeof(info));
@@ -137,28 +104,52 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingCreate(HSAuint32 node_id, HsaPcSamplingI
   return Map(s, kCreateMap);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingDestroy(HSAuint32 NodeId, HsaPcSamplingTraceId traceId) {
-  if (traceId == 0) return HSAKMT_STATUS_INVALID_HANDLE;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return Map(hke::profile::PcSamplingDestroy(*ctx, NodeId, traceId), kDestroyMap);
+// A PC-sampling trace id of 0 is INVALID_HANDLE before the device.
+HSAKMT_STATUS TraceIdGiven(HsaPcSamplingTraceId traceId) {
+  return traceId != 0 ? HSAKMT_STATUS_SUCCESS : HSAKMT_STATUS_INVALID_HANDLE;
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStart(HSAuint32 NodeId, HsaPcSamplingTraceId traceId) {
-  if (traceId == 0) return HSAKMT_STATUS_INVALID_HANDLE;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return Map(hke::profile::PcSamplingStart(*ctx, NodeId, traceId), kStartMap);
+HSAKMT_STATUS PcSamplingDestroy(Context& ctx, HSAuint32 NodeId, HsaPcSamplingTraceId traceId) {
+  return Map(profile::PcSamplingDestroy(ctx, NodeId, traceId), kDestroyMap);
 }
 
-HSAKMT_STATUS HSAKMTAPI hsaKmtPcSamplingStop(HSAuint32 NodeId, HsaPcSamplingTraceId traceId) {
-  if (traceId == 0) return HSAKMT_STATUS_INVALID_HANDLE;
-  hke::Context* ctx = Default();
-  if (ctx == nullptr) return kNoContext;
-  hke::SharedGate g(ctx->open_gate());
-  return Map(hke::profile::PcSamplingStop(*ctx, NodeId, traceId), kStopMap);
+HSAKMT_STATUS PcSamplingStart(Context& ctx, HSAuint32 NodeId, HsaPcSamplingTraceId traceId) {
+  return Map(profile::PcSamplingStart(ctx, NodeId, traceId), kStartMap);
 }
+
+HSAKMT_STATUS PcSamplingStop(Context& ctx, HSAuint32 NodeId, HsaPcSamplingTraceId traceId) {
+  return Map(profile::PcSamplingStop(ctx, NodeId, traceId), kStopMap);
+}
+
+}  // namespace
+}  // namespace hke::api
+
+extern "C" {
+
+// The entry points (default context only), one line each (lib/api/entry.h:
+// HKE_API_DEFAULT_ONLY).
+#define HKE_PROFILE_API(X)                                                                        \
+  X(SPMAcquire, SpmAcquire, (HSAuint32 PreferredNode), (PreferredNode), Required())               \
+  X(SPMRelease, SpmRelease, (HSAuint32 PreferredNode), (PreferredNode), Required())               \
+  X(SPMSetDestBuffer, SpmSetDestBuffer,                                                           \
+    (HSAuint32 PreferredNode, HSAuint32 SizeInBytes, HSAuint32 * timeout, HSAuint32 * SizeCopied, \
+     void* DestMemoryAddress, bool* isSPMDataLoss),                                               \
+    (PreferredNode, SizeInBytes, timeout, SizeCopied, DestMemoryAddress, isSPMDataLoss),          \
+    Required(timeout, SizeCopied, isSPMDataLoss))                                                 \
+  X(PcSamplingSupport, PcSamplingSupport, (void), (), Required())                                 \
+  X(PcSamplingQueryCapabilities, PcSamplingQueryCapabilities,                                     \
+    (HSAuint32 NodeId, void* sample_info, HSAuint32 sample_info_sz, HSAuint32* size),             \
+    (NodeId, sample_info, sample_info_sz, size), Required(size))                                  \
+  X(PcSamplingCreate, PcSamplingCreate,                                                           \
+    (HSAuint32 node_id, HsaPcSamplingInfo * sample_info, HsaPcSamplingTraceId * traceId),         \
+    (node_id, sample_info, traceId), Required(sample_info, traceId))                              \
+  X(PcSamplingDestroy, PcSamplingDestroy, (HSAuint32 NodeId, HsaPcSamplingTraceId traceId),       \
+    (NodeId, traceId), TraceIdGiven(traceId))                                                     \
+  X(PcSamplingStart, PcSamplingStart, (HSAuint32 NodeId, HsaPcSamplingTraceId traceId),           \
+    (NodeId, traceId), TraceIdGiven(traceId))                                                     \
+  X(PcSamplingStop, PcSamplingStop, (HSAuint32 NodeId, HsaPcSamplingTraceId traceId),             \
+    (NodeId, traceId), TraceIdGiven(traceId))
+
+HKE_PROFILE_API(HKE_API_DEFAULT_ONLY)
 
 }  // extern "C"

@@ -18,33 +18,25 @@
 // the diagnostics report); ALLOC_QUEUE_GWS maps EINVAL to
 // INVALID_PARAMETER, EBUSY to OUT_OF_RESOURCES and ENODEV to NOT_SUPPORTED.
 // A queue without a context save area has no GetQueueInfo: NOT_SUPPORTED.
+#include "lib/queues/queues.h"
+
 #include "hsakmt/hsakmt.h"
 #include "hsakmt/hsakmtctx.h"
 #include "lib/api/entry.h"
 #include "lib/api/status_map.h"
 #include "lib/context/context.h"
 #include "lib/core/errno.h"
-#include "lib/queues/queues.h"
 
-using hke::Context;
-using hke::api::Addr;
-using hke::api::Default;
-using hke::api::KernelCallStatus;
-using hke::api::kNoContext;
-using hke::api::OnCtx;
-using hke::api::OnDefault;
-
+namespace hke::api {
 namespace {
 
-// The bodies: `ctx` is the context the call runs on, nullptr when there is
-// none (kNoContext, after the checks that come before it).
+// The bodies: `ctx` is the context the call runs on; the checks before
+// the device (the list's last column) are made.
 
-HSAKMT_STATUS Create(Context* ctx, HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 percentage,
+HSAKMT_STATUS Create(Context& ctx, HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint32 percentage,
                      HSA_QUEUE_PRIORITY priority, HSAuint32 engine, bool ext, void* ring,
                      HSAuint64 ring_size, HsaEvent* event, HsaQueueResource* res) {
-  if (res == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  hke::queues::CreateArgs a{};
+  queues::CreateArgs a{};
   a.node = node;
   a.hsa_type = static_cast<uint32_t>(type);
   a.ext = ext;
@@ -57,64 +49,62 @@ HSAKMT_STATUS Create(Context* ctx, HSAuint32 node, HSA_QUEUE_TYPE type, HSAuint3
   a.aql_read_ptr = res->QueueRptrValue;
   a.aql_write_ptr = res->QueueWptrValue;
   a.error_reason = Addr(const_cast<HSAint64*>(res->ErrorReason));
-  return KernelCallStatus(hke::queues::Create(*ctx, a, res));
+  return KernelCallStatus(queues::Create(ctx, a, res));
 }
 
-HSAKMT_STATUS CreateQueue(Context* ctx, HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+// CreateQueue's checks before the device (upstream's order): an
+// SDMA_BY_ENG_ID type is ERROR (only the Ext call takes an engine), then a
+// NULL QueueResource INVALID_PARAMETER.
+HSAKMT_STATUS CreateQueueFirst(HSA_QUEUE_TYPE Type, const HsaQueueResource* QueueResource) {
+  if (Type == HSA_QUEUE_SDMA_BY_ENG_ID) return HSAKMT_STATUS_ERROR;
+  return Required(QueueResource);
+}
+
+HSAKMT_STATUS CreateQueue(Context& ctx, HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
                           HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
                           void* QueueAddress, HSAuint64 QueueSizeInBytes, HsaEvent* Event,
                           HsaQueueResource* QueueResource) {
-  if (Type == HSA_QUEUE_SDMA_BY_ENG_ID) return HSAKMT_STATUS_ERROR;
   return Create(ctx, NodeId, Type, QueuePercentage, Priority, 0, false, QueueAddress,
                 QueueSizeInBytes, Event, QueueResource);
 }
 
-HSAKMT_STATUS CreateQueueExt(Context* ctx, HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
+HSAKMT_STATUS CreateQueueExt(Context& ctx, HSAuint32 NodeId, HSA_QUEUE_TYPE Type,
                              HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,
-                             HSAuint32 SdmaEngineId, void* QueueAddress,
-                             HSAuint64 QueueSizeInBytes, HsaEvent* Event,
-                             HsaQueueResource* QueueResource) {
+                             HSAuint32 SdmaEngineId, void* QueueAddress, HSAuint64 QueueSizeInBytes,
+                             HsaEvent* Event, HsaQueueResource* QueueResource) {
   return Create(ctx, NodeId, Type, QueuePercentage, Priority, SdmaEngineId, true, QueueAddress,
                 QueueSizeInBytes, Event, QueueResource);
 }
 
-HSAKMT_STATUS UpdateQueue(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
+HSAKMT_STATUS UpdateQueue(Context& ctx, HSA_QUEUEID QueueId, HSAuint32 QueuePercentage,
                           HSA_QUEUE_PRIORITY Priority, void* QueueAddress, HSAuint64 QueueSize,
                           HsaEvent* /*Event*/) {
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::queues::Update(*ctx, QueueId, QueuePercentage,
-                                              static_cast<int64_t>(Priority), Addr(QueueAddress),
-                                              QueueSize));
+  return KernelCallStatus(queues::Update(ctx, QueueId, QueuePercentage,
+                                         static_cast<int64_t>(Priority), Addr(QueueAddress),
+                                         QueueSize));
 }
 
-HSAKMT_STATUS DestroyQueue(Context* ctx, HSA_QUEUEID QueueId) {
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::queues::Destroy(*ctx, QueueId));
+HSAKMT_STATUS DestroyQueue(Context& ctx, HSA_QUEUEID QueueId) {
+  return KernelCallStatus(queues::Destroy(ctx, QueueId));
 }
 
-HSAKMT_STATUS SetQueueCuMask(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
+HSAKMT_STATUS SetQueueCuMask(Context& ctx, HSA_QUEUEID QueueId, HSAuint32 CUMaskCount,
                              HSAuint32* QueueCUMask) {
-  if (QueueCUMask == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::queues::SetCuMask(*ctx, QueueId, CUMaskCount, QueueCUMask));
+  return KernelCallStatus(queues::SetCuMask(ctx, QueueId, CUMaskCount, QueueCUMask));
 }
 
-HSAKMT_STATUS GetQueueInfo(Context* ctx, HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
-  if (QueueInfo == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
-  return KernelCallStatus(hke::queues::GetInfo(*ctx, QueueId, QueueInfo));
+HSAKMT_STATUS GetQueueInfo(Context& ctx, HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo) {
+  return KernelCallStatus(queues::GetInfo(ctx, QueueId, QueueInfo));
 }
 
-HSAKMT_STATUS AllocQueueGws(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 nGWS,
+HSAKMT_STATUS AllocQueueGws(Context& ctx, HSA_QUEUEID QueueId, HSAuint32 nGWS,
                             HSAuint32* firstGWS) {
-  if (firstGWS == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  if (ctx == nullptr) return kNoContext;
   uint32_t first = 0;
-  const hke::Status s = hke::queues::AllocGws(*ctx, QueueId, nGWS, &first);
+  const Status s = queues::AllocGws(ctx, QueueId, nGWS, &first);
   if (!s.ok()) {
-    if (s.is_errno(hke::err::kEINVAL)) return HSAKMT_STATUS_INVALID_PARAMETER;
-    if (s.is_errno(hke::err::kEBUSY)) return HSAKMT_STATUS_OUT_OF_RESOURCES;
-    if (s.is_errno(hke::err::kENODEV)) return HSAKMT_STATUS_NOT_SUPPORTED;
+    if (s.is_errno(err::kEINVAL)) return HSAKMT_STATUS_INVALID_PARAMETER;
+    if (s.is_errno(err::kEBUSY)) return HSAKMT_STATUS_OUT_OF_RESOURCES;
+    if (s.is_errno(err::kENODEV)) return HSAKMT_STATUS_NOT_SUPPORTED;
     return KernelCallStatus(s);
   }
   *firstGWS = first;
@@ -122,6 +112,7 @@ HSAKMT_STATUS AllocQueueGws(Context* ctx, HSA_QUEUEID QueueId, HSAuint32 nGWS,
 }
 
 }  // namespace
+}  // namespace hke::api
 
 extern "C" {
 
@@ -133,27 +124,27 @@ extern "C" {
      HSA_QUEUE_PRIORITY Priority, void* QueueAddress, HSAuint64 QueueSizeInBytes, HsaEvent* Event, \
      HsaQueueResource* QueueResource),                                                             \
     (NodeId, Type, QueuePercentage, Priority, QueueAddress, QueueSizeInBytes, Event,               \
-     QueueResource))                                                                               \
+     QueueResource),                                                                               \
+    CreateQueueFirst(Type, QueueResource))                                                         \
   X(CreateQueueExt, CreateQueueExt,                                                                \
     (HSAuint32 NodeId, HSA_QUEUE_TYPE Type, HSAuint32 QueuePercentage,                             \
      HSA_QUEUE_PRIORITY Priority, HSAuint32 SdmaEngineId, void* QueueAddress,                      \
      HSAuint64 QueueSizeInBytes, HsaEvent* Event, HsaQueueResource* QueueResource),                \
     (NodeId, Type, QueuePercentage, Priority, SdmaEngineId, QueueAddress, QueueSizeInBytes, Event, \
-     QueueResource))                                                                               \
+     QueueResource),                                                                               \
+    Required(QueueResource))                                                                       \
   X(UpdateQueue, UpdateQueue,                                                                      \
     (HSA_QUEUEID QueueId, HSAuint32 QueuePercentage, HSA_QUEUE_PRIORITY Priority,                  \
      void* QueueAddress, HSAuint64 QueueSize, HsaEvent* Event),                                    \
-    (QueueId, QueuePercentage, Priority, QueueAddress, QueueSize, Event))                          \
-  X(DestroyQueue, DestroyQueue, (HSA_QUEUEID QueueId), (QueueId))                                  \
+    (QueueId, QueuePercentage, Priority, QueueAddress, QueueSize, Event), Required())              \
+  X(DestroyQueue, DestroyQueue, (HSA_QUEUEID QueueId), (QueueId), Required())                      \
   X(SetQueueCUMask, SetQueueCuMask,                                                                \
-    (HSA_QUEUEID QueueId, HSAuint32 CUMaskCount, HSAuint32* QueueCUMask),                          \
-    (QueueId, CUMaskCount, QueueCUMask))                                                           \
-  X(GetQueueInfo, GetQueueInfo,                                                                    \
-    (HSA_QUEUEID QueueId, HsaQueueInfo* QueueInfo),                                                \
-    (QueueId, QueueInfo))                                                                          \
-  X(AllocQueueGWS, AllocQueueGws,                                                                  \
-    (HSA_QUEUEID QueueId, HSAuint32 nGWS, HSAuint32* firstGWS),                                    \
-    (QueueId, nGWS, firstGWS))
+    (HSA_QUEUEID QueueId, HSAuint32 CUMaskCount, HSAuint32 * QueueCUMask),                         \
+    (QueueId, CUMaskCount, QueueCUMask), Required(QueueCUMask))                                    \
+  X(GetQueueInfo, GetQueueInfo, (HSA_QUEUEID QueueId, HsaQueueInfo * QueueInfo),                   \
+    (QueueId, QueueInfo), Required(QueueInfo))                                                     \
+  X(AllocQueueGWS, AllocQueueGws, (HSA_QUEUEID QueueId, HSAuint32 nGWS, HSAuint32 * firstGWS),     \
+    (QueueId, nGWS, firstGWS), Required(firstGWS))
 
 HKE_QUEUES_API(HKE_API_TWINS)
 

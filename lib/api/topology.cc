@@ -35,14 +35,8 @@ namespace {
 
 using Topology = topology::Acquisition;
 
-// The open check of `ctx`; KERNEL_IO_CHANNEL_NOT_OPENED when there is no
-// context.
-HSAKMT_STATUS OpenCheck(Context* ctx) {
-  if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
-  const Status s = device::CheckOpen(*ctx);
-  if (!s.ok()) return ToHsakmt(s);
-  return HSAKMT_STATUS_SUCCESS;
-}
+// The open check of `ctx`.
+HSAKMT_STATUS OpenCheck(Context& ctx) { return ToHsakmt(device::CheckOpen(ctx)); }
 
 // The node check of every getter (topology lock held): a current snapshot
 // and a node id inside it.
@@ -52,61 +46,59 @@ HSAKMT_STATUS NodeCheck(const Topology& topo, Context& ctx, uint32_t node) {
   return HSAKMT_STATUS_SUCCESS;
 }
 
-// The shared start of every node getter: a non-null output, an open
-// device, the topology lock of `ctx`, a current snapshot and a node inside
-// it; then `fill(topology, context)` runs with the lock held.
+// The shared start of every node getter (its output is checked before
+// the device, Required): an open device, the topology lock of `ctx`, a
+// current snapshot and a node inside it; then `fill(topology, context)`
+// runs with the lock held.
 template <typename Fill>
-HSAKMT_STATUS WithNode(Context* ctx, const void* output, uint32_t node, Fill fill) {
-  if (output == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
+HSAKMT_STATUS WithNode(Context& ctx, uint32_t node, Fill fill) {
   HSAKMT_STATUS r = OpenCheck(ctx);
   if (r != HSAKMT_STATUS_SUCCESS) return r;
-  LockGuard g(ctx->topology_lock());
-  Topology topo(*ctx);
-  r = NodeCheck(topo, *ctx, node);
+  LockGuard g(ctx.topology_lock());
+  Topology topo(ctx);
+  r = NodeCheck(topo, ctx, node);
   if (r != HSAKMT_STATUS_SUCCESS) return r;
-  return fill(topo, *ctx);
+  return fill(topo, ctx);
 }
 
-// The bodies: `ctx` is the context the call runs on, nullptr when there is
-// none.
+// The bodies: `ctx` is the context the call runs on; the checks before
+// the device (the list's last column) are made.
 
-HSAKMT_STATUS AcquireSystemProperties(Context* ctx, HsaSystemProperties* SystemProperties) {
+HSAKMT_STATUS AcquireSystemProperties(Context& ctx, HsaSystemProperties* SystemProperties) {
   HSAKMT_STATUS r = OpenCheck(ctx);
   if (r != HSAKMT_STATUS_SUCCESS) return r;
   if (SystemProperties == nullptr) return HSAKMT_STATUS_INVALID_PARAMETER;
-  LockGuard g(ctx->topology_lock());
-  Topology topo(*ctx);
+  LockGuard g(ctx.topology_lock());
+  Topology topo(ctx);
   if (!topo.Current()) {
     const Status s = topo.Take();
     // A malformed override is upstream's HSAKMT_STATUS_ERROR.
     if (!s.ok() && topo.gfx_override_failed()) return HSAKMT_STATUS_ERROR;
     if (!s.ok()) return ToHsakmt(s);
-    if (!ctx->discovery_only()) memory::AfterTopologyTaken(*ctx);
+    if (!ctx.discovery_only()) memory::AfterTopologyTaken(ctx);
   }
-  return ToHsakmt(ctx->topology().snapshot.FillSystemProperties(SystemProperties));
+  return ToHsakmt(ctx.topology().snapshot.FillSystemProperties(SystemProperties));
 }
 
-HSAKMT_STATUS ReleaseSystemProperties(Context* ctx) {
-  if (ctx == nullptr) return HSAKMT_STATUS_KERNEL_IO_CHANNEL_NOT_OPENED;
-  const Status s = device::CheckOpen(*ctx);
+HSAKMT_STATUS ReleaseSystemProperties(Context& ctx) {
+  const Status s = device::CheckOpen(ctx);
   // A forked child releases the snapshot it inherited with SUCCESS, as
   // upstream does: dropping it is local, nothing reaches the kernel.
   if (!s.ok() && !s.is_api(HKE_STATUS_FORKED_CHILD)) return ToHsakmt(s);
-  LockGuard g(ctx->topology_lock());
-  Topology(*ctx).Drop();
+  LockGuard g(ctx.topology_lock());
+  Topology(ctx).Drop();
   return HSAKMT_STATUS_SUCCESS;
 }
 
-HSAKMT_STATUS GetNodeProperties(Context* ctx, HSAuint32 NodeId,
-                                HsaNodeProperties* NodeProperties) {
-  return WithNode(ctx, NodeProperties, NodeId, [&](Topology& topo, Context&) {
+HSAKMT_STATUS GetNodeProperties(Context& ctx, HSAuint32 NodeId, HsaNodeProperties* NodeProperties) {
+  return WithNode(ctx, NodeId, [&](Topology& topo, Context&) {
     return ToHsakmt(topo.NodeProperties(NodeId, NodeProperties));
   });
 }
 
-HSAKMT_STATUS GetNodeMemoryProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 NumBanks,
+HSAKMT_STATUS GetNodeMemoryProperties(Context& ctx, HSAuint32 NodeId, HSAuint32 NumBanks,
                                       HsaMemoryProperties* MemoryProperties) {
-  return WithNode(ctx, MemoryProperties, NodeId, [&](Topology& topo, Context& c) {
+  return WithNode(ctx, NodeId, [&](Topology& topo, Context& c) {
     HsaNodeProperties props;
     Status s = topo.NodeProperties(NodeId, &props);
     if (!s.ok()) return ToHsakmt(s);
@@ -119,16 +111,16 @@ HSAKMT_STATUS GetNodeMemoryProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 
   });
 }
 
-HSAKMT_STATUS GetNodeCacheProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 /*ProcessorId*/,
+HSAKMT_STATUS GetNodeCacheProperties(Context& ctx, HSAuint32 NodeId, HSAuint32 /*ProcessorId*/,
                                      HSAuint32 NumCaches, HsaCacheProperties* CacheProperties) {
-  return WithNode(ctx, CacheProperties, NodeId, [&](Topology&, Context& c) {
+  return WithNode(ctx, NodeId, [&](Topology&, Context& c) {
     return ToHsakmt(c.topology().snapshot.FillCacheProperties(NodeId, NumCaches, CacheProperties));
   });
 }
 
-HSAKMT_STATUS GetNodeIoLinkProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 NumIoLinks,
+HSAKMT_STATUS GetNodeIoLinkProperties(Context& ctx, HSAuint32 NodeId, HSAuint32 NumIoLinks,
                                       HsaIoLinkProperties* IoLinkProperties) {
-  return WithNode(ctx, IoLinkProperties, NodeId, [&](Topology&, Context& c) {
+  return WithNode(ctx, NodeId, [&](Topology&, Context& c) {
     return ToHsakmt(
         c.topology().snapshot.FillIoLinkProperties(NodeId, NumIoLinks, IoLinkProperties));
   });
@@ -137,34 +129,27 @@ HSAKMT_STATUS GetNodeIoLinkProperties(Context* ctx, HSAuint32 NodeId, HSAuint32 
 }  // namespace
 }  // namespace hke::api
 
-using hke::api::Default;
-using hke::api::OnCtx;
-using hke::api::OnDefault;
-
 extern "C" {
 
 // The entry points with a Ctx twin, one line each (lib/api/entry.h:
 // HKE_API_TWINS).
-#define HKE_TOPOLOGY_API(X)                                                          \
-  X(AcquireSystemProperties, hke::api::AcquireSystemProperties,                      \
-    (HsaSystemProperties* SystemProperties),                                         \
-    (SystemProperties))                                                              \
-  X(ReleaseSystemProperties, hke::api::ReleaseSystemProperties, (), ())              \
-  X(GetNodeProperties, hke::api::GetNodeProperties,                                  \
-    (HSAuint32 NodeId, HsaNodeProperties* NodeProperties),                           \
-    (NodeId, NodeProperties))                                                        \
-  X(GetNodeMemoryProperties, hke::api::GetNodeMemoryProperties,                      \
-    (HSAuint32 NodeId, HSAuint32 NumBanks, HsaMemoryProperties* MemoryProperties),   \
-    (NodeId, NumBanks, MemoryProperties))                                            \
-  X(GetNodeCacheProperties, hke::api::GetNodeCacheProperties,                        \
-    (HSAuint32 NodeId, HSAuint32 ProcessorId, HSAuint32 NumCaches,                   \
-     HsaCacheProperties* CacheProperties),                                           \
-    (NodeId, ProcessorId, NumCaches, CacheProperties))                               \
-  X(GetNodeIoLinkProperties, hke::api::GetNodeIoLinkProperties,                      \
-    (HSAuint32 NodeId, HSAuint32 NumIoLinks, HsaIoLinkProperties* IoLinkProperties), \
-    (NodeId, NumIoLinks, IoLinkProperties))
+#define HKE_TOPOLOGY_API(X)                                                                       \
+  X(AcquireSystemProperties, AcquireSystemProperties, (HsaSystemProperties * SystemProperties),   \
+    (SystemProperties), Required())                                                               \
+  X(ReleaseSystemProperties, ReleaseSystemProperties, (), (), Required())                         \
+  X(GetNodeProperties, GetNodeProperties, (HSAuint32 NodeId, HsaNodeProperties * NodeProperties), \
+    (NodeId, NodeProperties), Required(NodeProperties))                                           \
+  X(GetNodeMemoryProperties, GetNodeMemoryProperties,                                             \
+    (HSAuint32 NodeId, HSAuint32 NumBanks, HsaMemoryProperties * MemoryProperties),               \
+    (NodeId, NumBanks, MemoryProperties), Required(MemoryProperties))                             \
+  X(GetNodeCacheProperties, GetNodeCacheProperties,                                               \
+    (HSAuint32 NodeId, HSAuint32 ProcessorId, HSAuint32 NumCaches,                                \
+     HsaCacheProperties * CacheProperties),                                                       \
+    (NodeId, ProcessorId, NumCaches, CacheProperties), Required(CacheProperties))                 \
+  X(GetNodeIoLinkProperties, GetNodeIoLinkProperties,                                             \
+    (HSAuint32 NodeId, HSAuint32 NumIoLinks, HsaIoLinkProperties * IoLinkProperties),             \
+    (NodeId, NumIoLinks, IoLinkProperties), Required(IoLinkProperties))
 
 HKE_TOPOLOGY_API(HKE_API_TWINS)
 
 }  // extern "C"
-
