@@ -161,11 +161,22 @@ static_assert(offsetof(AmdgpuInfoDevice, tcc_disabled_mask) == 360);
 constexpr uint8_t kDrmCommandBase = 0x40;
 constexpr uint8_t kDrmAmdgpuInfoNr = 0x05;
 
-constexpr uint32_t kIocVersion = IocEncode(kIocReadWrite, kDrmIocType, 0x00, sizeof(Version));
-constexpr uint32_t kIocGetUnique = IocEncode(kIocReadWrite, kDrmIocType, 0x01, sizeof(Unique));
-constexpr uint32_t kIocGetClient = IocEncode(kIocReadWrite, kDrmIocType, 0x05, sizeof(Client));
-constexpr uint32_t kIocAmdgpuInfo =
-    IocEncode(kIocWrite, kDrmIocType, kDrmCommandBase + kDrmAmdgpuInfoNr, sizeof(AmdgpuInfo));
+// The DRM requests the library or the simulator serves, one line each:
+//   X(nr, Name, NAME, direction, argument struct)
+// nr is the request's number (a driver command is kDrmCommandBase + its
+// own number), NAME the kernel's DRM_IOCTL_<NAME>. The kIoc<Name>
+// constants, the library's name table (ioctl_table.cc) and the simulator's
+// DRM dispatch (platform/sim/core/drm.cc) are derived from it.
+#define HKE_DRM_IOCTL_LIST(X)                                                          \
+  X(0x00, Version, VERSION, kIocReadWrite, Version)                                    \
+  X(0x01, GetUnique, GET_UNIQUE, kIocReadWrite, Unique)                                \
+  X(0x05, GetClient, GET_CLIENT, kIocReadWrite, Client)                                \
+  X(kDrmCommandBase + kDrmAmdgpuInfoNr, AmdgpuInfo, AMDGPU_INFO, kIocWrite, AmdgpuInfo)
+
+#define HKE_DRM_IOC_CONSTANT(nr, Name, NAME, dir, Args) \
+  constexpr uint32_t kIoc##Name = IocEncode(dir, kDrmIocType, nr, sizeof(Args));
+HKE_DRM_IOCTL_LIST(HKE_DRM_IOC_CONSTANT)
+#undef HKE_DRM_IOC_CONSTANT
 
 }  // namespace hke::kfd::drm
 

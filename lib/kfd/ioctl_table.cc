@@ -12,18 +12,19 @@ constexpr IoctlInfo Entry(uint32_t request, const char* name, bool variable = fa
   return IoctlInfo{request, name, IocNr(request), IocSize(request), IocDir(request), variable};
 }
 
-// The KFD requests come from the list (ioctl_list.h), in its order.
+// The KFD requests come from their list (ioctl_list.h), in its order, then
+// the DRM ones from theirs (drm_abi.h).
 #define HKE_KFD_ENTRY(nr, Name, NAME, dir, Args, kind, major, minor) \
   Entry(kIoc##Name, "AMDKFD_IOC_" #NAME, (kind) == kVariableSize),
+#define HKE_DRM_ENTRY(nr, Name, NAME, dir, Args) Entry(drm::kIoc##Name, "DRM_IOCTL_" #NAME),
 
 constexpr IoctlInfo kTable[] = {
     HKE_KFD_IOCTL_LIST(HKE_KFD_ENTRY)
-    Entry(drm::kIocVersion, "DRM_IOCTL_VERSION"),
-    Entry(drm::kIocGetClient, "DRM_IOCTL_GET_CLIENT"),
-    Entry(drm::kIocAmdgpuInfo, "DRM_IOCTL_AMDGPU_INFO"),
+    HKE_DRM_IOCTL_LIST(HKE_DRM_ENTRY)
 };
 
 #undef HKE_KFD_ENTRY
+#undef HKE_DRM_ENTRY
 
 constexpr size_t kTableSize = sizeof(kTable) / sizeof(kTable[0]);
 

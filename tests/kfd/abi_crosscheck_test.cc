@@ -900,6 +900,7 @@ TEST_CASE("DRM requests and structures match the libdrm or kernel DRM headers") 
 #if HKE_HAVE_DRM_HEADERS
   namespace d = hke::kfd::drm;
   CHECK(d::kIocVersion == DRM_IOCTL_VERSION);
+  CHECK(d::kIocGetUnique == DRM_IOCTL_GET_UNIQUE);
   CHECK(d::kIocGetClient == DRM_IOCTL_GET_CLIENT);
   CHECK(d::kIocAmdgpuInfo == DRM_IOCTL_AMDGPU_INFO);
   CHECK(d::kDrmCommandBase == DRM_COMMAND_BASE);
@@ -1034,6 +1035,7 @@ TEST_CASE("DRM requests and structures match the libdrm or kernel DRM headers") 
 
 TEST_CASE("the ioctl table names DRM requests and rejects unknown ones") {
   CHECK(std::string(k::RequestName(hke::kfd::drm::kIocVersion)) == "DRM_IOCTL_VERSION");
+  CHECK(std::string(k::RequestName(hke::kfd::drm::kIocGetUnique)) == "DRM_IOCTL_GET_UNIQUE");
   CHECK(std::string(k::RequestName(hke::kfd::drm::kIocGetClient)) == "DRM_IOCTL_GET_CLIENT");
   CHECK(std::string(k::RequestName(hke::kfd::drm::kIocAmdgpuInfo)) == "DRM_IOCTL_AMDGPU_INFO");
   CHECK(k::RequestName(0) == nullptr);

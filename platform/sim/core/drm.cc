@@ -62,11 +62,23 @@ namespace drm = hke::kfd::drm;
 
 namespace {
 
-constexpr uint8_t kNrVersion = 0x00;
-constexpr uint8_t kNrGetUnique = 0x01;
-constexpr uint8_t kNrGetClient = 0x05;
 constexpr uint32_t kDrmMajor = 226;
-constexpr uint8_t kNrAmdgpuInfo = drm::kDrmCommandBase + drm::kDrmAmdgpuInfoNr;
+
+// The requests this file serves come from the library's DRM list
+// (lib/kfd/drm_abi.h): number, the kernel's request code and its name.
+struct DrmRequest {
+  uint8_t nr;
+  uint32_t kernel_cmd;
+  const char* name;
+};
+#define KFDSIM_DRM_REQUEST(nr, Name, NAME, dir, Args) \
+  DrmRequest{k::IocNr(drm::kIoc##Name), drm::kIoc##Name, "DRM_IOCTL_" #NAME},
+constexpr DrmRequest kDrmRequests[] = {HKE_DRM_IOCTL_LIST(KFDSIM_DRM_REQUEST)};
+#undef KFDSIM_DRM_REQUEST
+
+constexpr uint8_t kNrVersion = k::IocNr(drm::kIocVersion);
+constexpr uint8_t kNrGetUnique = k::IocNr(drm::kIocGetUnique);
+constexpr uint8_t kNrGetClient = k::IocNr(drm::kIocGetClient);
 
 int CopyField(const char* value, size_t* len, char* buf) {
   const size_t full = std::strlen(value);
@@ -231,21 +243,12 @@ int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
   const uint32_t req = static_cast<uint32_t>(request);
   const uint8_t nr = k::IocNr(req);
   uint32_t kernel_cmd = 0;
-  if (nr == kNrVersion) {
-    kernel_cmd = drm::kIocVersion;
-    *trace_name = "DRM_IOCTL_VERSION";
-  } else if (nr == kNrGetClient) {
-    kernel_cmd = drm::kIocGetClient;
-    *trace_name = "DRM_IOCTL_GET_CLIENT";
-  } else if (nr == kNrGetUnique) {
-    kernel_cmd = drm::kIocGetUnique;
-    *trace_name = "DRM_IOCTL_GET_UNIQUE";
-  } else if (nr == kNrAmdgpuInfo) {
-    kernel_cmd = drm::kIocAmdgpuInfo;
-    *trace_name = "DRM_IOCTL_AMDGPU_INFO";
-  } else {
-    return DrmGemIoctl(c, request, arg, trace_name, unknown);  // core/gem.cc
+  for (const DrmRequest& r : kDrmRequests) {
+    if (r.nr != nr) continue;
+    kernel_cmd = r.kernel_cmd;
+    *trace_name = r.name;
   }
+  if (kernel_cmd == 0) return DrmGemIoctl(c, request, arg, trace_name, unknown);  // core/gem.cc
   const uint8_t both = static_cast<uint8_t>(k::IocDir(req) & k::IocDir(kernel_cmd));
   const uint32_t usize = k::IocSize(req);
   const uint32_t in_size = (both & k::kIocWrite) ? usize : 0;
