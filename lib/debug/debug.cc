@@ -37,7 +37,7 @@ Status ReadOpenFacts(Context& ctx, OpenFacts* out) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "debugging (DBG_TRAP)"));
   LockGuard g(ctx.lock());
-  const DeviceState& d = ctx.device();
+  const device::DeviceState& d = ctx.device();
   *out = OpenFacts{d.version_minor, static_cast<uint32_t>(d.open_pid), d.kfd_fd};
   return Status::Ok();
 }
@@ -104,7 +104,7 @@ Status CheckRuntimeDebugSupport(Context& ctx) {
   HKE_RETURN_IF_ERROR(memory::EnsureTopologyAndVm(ctx));
   {
     LockGuard g(ctx.topology_lock());
-    TopologyState& t = ctx.topology();
+    topology::TopologyState& t = ctx.topology();
     if (!t.acquired) return FailedPrecondition();
     const uint32_t n = t.snapshot.num_nodes();
     for (uint32_t i = 0; i < n; ++i) {

@@ -179,7 +179,7 @@ struct GpuVm {
   uint32_t gpu_id;
   uint32_t node;          // user node id
   uint32_t render_minor;
-  int render_fd;          // borrowed from DeviceState; valid while open
+  int render_fd;          // borrowed from device::DeviceState; valid while open
   uint32_t device_id;
   uint32_t gfx_major;     // from the node's gfx target version
   bool vm_acquired;

@@ -50,10 +50,10 @@ bool Overlaps(uint64_t base, uint64_t size, const kfd::AddressRange& r) {
 }
 
 void CaptureGpus(Context& ctx, MemoryState& m) {
-  const TopologyState& t = ctx.topology();
+  const topology::TopologyState& t = ctx.topology();
   m.num_gpus = 0;
   for (uint32_t k = 0; k < t.num_gpus && k < config::kMaxGpus; ++k) {
-    const GpuNodeInfo& src = t.gpus[k];
+    const topology::GpuNodeInfo& src = t.gpus[k];
     GpuVm& g = m.gpus[m.num_gpus];
     g = GpuVm{};
     g.gpu_id = src.gpu_id;
@@ -85,7 +85,7 @@ void CaptureGpus(Context& ctx, MemoryState& m) {
   if (m.num_nodes > config::kMaxNodes) m.num_nodes = config::kMaxNodes;
   for (uint32_t n = 0; n < m.num_nodes; ++n) {
     const uint16_t k = t.gpu_of_node[n];
-    m.gpu_of_node[n] = k == TopologyState::kNoGpu ? kNoGpu : k;
+    m.gpu_of_node[n] = k == topology::TopologyState::kNoGpu ? kNoGpu : k;
   }
 }
 
@@ -381,7 +381,7 @@ void AfterTopologyTaken(Context& ctx) {
                             "the GPU VM could not be set up; memory calls will fail");
     return;
   }
-  TopologyState& t = ctx.topology();
+  topology::TopologyState& t = ctx.topology();
   for (uint32_t k = 0; k < t.num_gpus; ++k) t.gpus[k].mmio_base = MmioBase(ctx, t.gpus[k].gpu_id);
 }
 
@@ -411,7 +411,7 @@ Status InitVmLocked(Context& ctx) {
   }
   m.page_size = page32;
   CaptureGpus(ctx, m);
-  const TopologyState& t = ctx.topology();
+  const topology::TopologyState& t = ctx.topology();
   CaptureNumaTargets(t, &m.numa);
   m.dgpu = t.dgpu;
   m.svm_base = t.svm_valid ? t.svm_base : 0;

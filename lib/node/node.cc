@@ -42,12 +42,12 @@ Status Resolve(Context& ctx, uint32_t node, NodeTarget* out) {
   NodeTarget n{};
   {
     LockGuard g(ctx.topology_lock());
-    TopologyState& t = ctx.topology();
+    topology::TopologyState& t = ctx.topology();
     if (!t.acquired) return FailedPrecondition();
     const topology::NodeRecord* r = node < config::kMaxNodes ? t.snapshot.node(node) : nullptr;
     if (r != nullptr && r->is_gpu()) {
       const uint16_t k = t.gpu_of_node[node];
-      if (k == TopologyState::kNoGpu) {
+      if (k == topology::TopologyState::kNoGpu) {
         r = nullptr;  // a GPU the render-node filter hid
       } else {
         n.gpu_id = t.gpus[k].gpu_id;

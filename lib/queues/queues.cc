@@ -29,10 +29,10 @@ struct NodeInfo {
 
 Status ReadNode(Context& ctx, uint32_t node, NodeInfo* out) {
   LockGuard lock(ctx.topology_lock());
-  TopologyState& t = ctx.topology();
+  topology::TopologyState& t = ctx.topology();
   if (!t.acquired) return FailedPrecondition();
   const topology::NodeRecord* r = node < config::kMaxNodes ? t.snapshot.node(node) : nullptr;
-  if (r == nullptr || t.gpu_of_node[node] == TopologyState::kNoGpu || !r->is_gpu()) {
+  if (r == nullptr || t.gpu_of_node[node] == topology::TopologyState::kNoGpu || !r->is_gpu()) {
     return ctx.diag().Error(InvalidNode(), kArea, "the node is not a GPU of this context");
   }
   NodeInfo n{};

@@ -1,12 +1,12 @@
 // Acquisition of a context's topology: what hsaKmtAcquireSystemProperties
-// serves and the getters read (TopologyState in lib/context/context.h).
+// serves and the getters read (TopologyState in lib/topology/state.h).
 //
 // Acquire takes the snapshot on its first call after an open and caches it
 // (later calls return the cached system properties without I/O); Release
 // drops it. Around the sysfs snapshot (lib/topology) Acquire derives what
 // upstream adds per GPU (below).
 //
-// Parse reuse (TopologyState in lib/context/context.h): Release and Close
+// Parse reuse (TopologyState in lib/topology/state.h): Release and Close
 // keep the sysfs parse (nodes, banks, caches, links, the CPU data from
 // /proc/cpuinfo and the CPU cache directories). The next Acquire that takes
 // a snapshot reads generation_id only; when it equals the parse's
@@ -51,6 +51,7 @@
 #include "lib/core/status.h"
 #include "lib/device/kfd_device.h"
 #include "lib/topology/snapshot.h"
+#include "lib/topology/state.h"
 
 namespace hke::topology {
 
