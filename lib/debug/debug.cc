@@ -36,8 +36,7 @@ struct OpenFacts {
 Status ReadOpenFacts(Context& ctx, OpenFacts* out) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "debugging (DBG_TRAP)"));
-  LockGuard g(ctx.lock());
-  const device::DeviceState& d = ctx.device();
+  const device::DeviceFacts d = device::Facts(ctx);
   *out = OpenFacts{d.version_minor, static_cast<uint32_t>(d.open_pid), d.kfd_fd};
   return Status::Ok();
 }

@@ -17,12 +17,7 @@ using namespace internal;
 Status OpenSmi(Context& ctx, uint32_t node, int* out_fd) {
   if (out_fd == nullptr) return InvalidArgument();
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t minor = 0;
-  {
-    LockGuard g(ctx.lock());
-    minor = ctx.device().version_minor;
-  }
-  if (minor < kfd::kMinorSmiEvents) {
+  if (device::KfdMinor(ctx) < kfd::kMinorSmiEvents) {
     return ctx.diag().Error(Unsupported(), kArea, "SMI events need KFD 1.3");
   }
   HKE_RETURN_IF_ERROR(memory::EnsureVm(ctx));

@@ -38,9 +38,9 @@ constexpr uint64_t kReservedLimit = (1ull << 40) - 1;  // reserved mode caps the
 constexpr uint64_t kAnywhereMax = 64ull << 30;
 
 Status KfdFd(Context& ctx, int* out_fd) {
-  LockGuard g(ctx.lock());
-  if (ctx.device().kfd_fd < 0) return FailedPrecondition();
-  *out_fd = ctx.device().kfd_fd;
+  const int fd = device::Facts(ctx).kfd_fd;
+  if (fd < 0) return FailedPrecondition();
+  *out_fd = fd;
   return Status::Ok();
 }
 
@@ -418,7 +418,7 @@ Status InitVmLocked(Context& ctx) {
   m.svm_limit = t.svm_valid ? t.svm_limit : 0;
   bool narrow = false;
   bool all_gfx950 = m.num_gpus > 0;
-  bool svm_api = m.num_gpus > 0 && ctx.device().version_minor >= kfd::kMinorSvm;
+  bool svm_api = m.num_gpus > 0 && device::KfdMinor(ctx) >= kfd::kMinorSvm;
   for (uint32_t i = 0; i < m.num_gpus; ++i) {
     if (m.gpus[i].gpuvm.limit != 0 && m.gpus[i].gpuvm.limit < kCanonicalLimit) narrow = true;
     if (m.gpus[i].device_id == 0 || !(m.gpus[i].gfx_major == 9)) all_gfx950 = false;

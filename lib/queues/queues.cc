@@ -93,11 +93,7 @@ VmFacts ReadVm(Context& ctx) {
 }
 
 uint32_t CurrentEpoch(Context& ctx) {
-  uint32_t epoch = 0;
-  {
-    LockGuard lock(ctx.lock());
-    epoch = ctx.open_epoch();
-  }
+  const uint32_t epoch = device::OpenEpoch(ctx);
   QueuesState& q = ctx.queues();
   if (q.epoch != epoch) {
     q.slots.FreeAll();
@@ -216,11 +212,7 @@ Status UseDoorbell(Context& ctx, QueuesState& q, const NodeInfo& n, uint32_t epo
       const Status s = memory::MapDoorbell(ctx, n.gpu_id, slice, &va);
       if (!s.ok()) return ctx.diag().Error(s, kArea, "mapping the node's doorbell BO failed");
     } else {
-      int fd = -1;
-      {
-        LockGuard lock(ctx.lock());
-        fd = ctx.device().kfd_fd;
-      }
+      const int fd = device::Facts(ctx).kfd_fd;
       const uint64_t offset = soc15 ? (r.doorbell_offset & ~(slice - 1)) : r.doorbell_offset;
       void* got = nullptr;
       const Status s = ctx.platform().Mmap(nullptr, static_cast<size_t>(slice),
