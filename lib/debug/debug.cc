@@ -9,6 +9,7 @@
 #include "lib/kfd/encode.h"
 #include "lib/node/node.h"
 #include "lib/queues/queues.h"
+#include "lib/topology/acquire.h"
 #include "lib/topology/keys.h"
 #include "lib/memory/memory.h"
 
@@ -102,12 +103,11 @@ Status CheckRuntimeDebugSupport(Context& ctx) {
   HKE_RETURN_IF_ERROR(ReadOpenFacts(ctx, &f));
   HKE_RETURN_IF_ERROR(memory::EnsureTopologyAndVm(ctx));
   {
-    LockGuard g(ctx.topology_lock());
-    topology::TopologyState& t = ctx.topology();
-    if (!t.acquired) return FailedPrecondition();
-    const uint32_t n = t.snapshot.num_nodes();
+    const topology::Reader topo(ctx);
+    if (!topo->acquired()) return FailedPrecondition();
+    const uint32_t n = topo->snapshot().num_nodes();
     for (uint32_t i = 0; i < n; ++i) {
-      const topology::NodeRecord* r = t.snapshot.node(i);
+      const topology::NodeRecord* r = topo->snapshot().node(i);
       if (r == nullptr) continue;
       // Upstream skips nodes with CPU cores and no SIMDs; an APU node is
       // checked like a dGPU.

@@ -40,7 +40,7 @@ namespace hke {
 class Context;
 }  // namespace hke
 namespace hke::topology {
-struct TopologyState;
+class Snapshot;
 }  // namespace hke::topology
 
 namespace hke::memory {
@@ -65,7 +65,7 @@ struct NumaPlacement {
 
 // Fills the per-node targets from the acquired topology and forgets the
 // host facts (they are read again in the new epoch).
-void CaptureNumaTargets(const topology::TopologyState& t, NumaPlacement* out);
+void CaptureNumaTargets(const topology::Snapshot& s, NumaPlacement* out);
 
 // Binds the anonymous pages just mapped at [va, va + size) for paged
 // system memory asked of `node` with `mem_flags` (HsaMemFlags.Value), as

@@ -49,11 +49,10 @@ bool Overlaps(uint64_t base, uint64_t size, const kfd::AddressRange& r) {
   return base <= r.limit && r.base < base + size;
 }
 
-void CaptureGpus(Context& ctx, MemoryState& m) {
-  const topology::TopologyState& t = ctx.topology();
+void CaptureGpus(Context& ctx, const topology::Acquisition& topo, MemoryState& m) {
   m.num_gpus = 0;
-  for (uint32_t k = 0; k < t.num_gpus && k < config::kMaxGpus; ++k) {
-    const topology::GpuNodeInfo& src = t.gpus[k];
+  for (uint32_t k = 0; k < topo.num_gpus() && k < config::kMaxGpus; ++k) {
+    const topology::GpuNodeInfo& src = topo.gpu_at(k);
     GpuVm& g = m.gpus[m.num_gpus];
     g = GpuVm{};
     g.gpu_id = src.gpu_id;
@@ -65,7 +64,7 @@ void CaptureGpus(Context& ctx, MemoryState& m) {
     g.scratch = src.scratch;
     g.gpuvm = src.gpuvm;
     g.mmio_object = kNoSlot;
-    const topology::NodeRecord* r = t.snapshot.node(src.user_node);
+    const topology::NodeRecord* r = topo.snapshot().node(src.user_node);
     if (r != nullptr) {
       g.device_id = r->Get32(topology::kDeviceId);
       g.gfx_major = r->Get32(topology::kGfxTargetVersion) / 10000;
@@ -81,10 +80,10 @@ void CaptureGpus(Context& ctx, MemoryState& m) {
   for (uint32_t a = 0; a < m.num_gpus; ++a) {
     for (uint32_t b = 0; b < m.num_gpus; ++b) m.gpus[a].peers.Add(b);
   }
-  m.num_nodes = t.snapshot.num_nodes();
+  m.num_nodes = topo.snapshot().num_nodes();
   if (m.num_nodes > config::kMaxNodes) m.num_nodes = config::kMaxNodes;
   for (uint32_t n = 0; n < m.num_nodes; ++n) {
-    const uint16_t k = t.gpu_of_node[n];
+    const uint16_t k = topo.GpuIndex(n);
     m.gpu_of_node[n] = k == topology::TopologyState::kNoGpu ? kNoGpu : k;
   }
 }
@@ -381,8 +380,10 @@ void AfterTopologyTaken(Context& ctx) {
                             "the GPU VM could not be set up; memory calls will fail");
     return;
   }
-  topology::TopologyState& t = ctx.topology();
-  for (uint32_t k = 0; k < t.num_gpus; ++k) t.gpus[k].mmio_base = MmioBase(ctx, t.gpus[k].gpu_id);
+  topology::Acquisition topo(ctx);
+  for (uint32_t k = 0; k < topo.num_gpus(); ++k) {
+    topo.SetMmioBase(k, MmioBase(ctx, topo.gpu_at(k).gpu_id));
+  }
 }
 
 Status EnsureTopologyAndVm(Context& ctx) {
@@ -410,12 +411,11 @@ Status InitVmLocked(Context& ctx) {
     return ctx.diag().Error(Protocol(), kArea, "the platform page size is not a power of two");
   }
   m.page_size = page32;
-  CaptureGpus(ctx, m);
-  const topology::TopologyState& t = ctx.topology();
-  CaptureNumaTargets(t, &m.numa);
-  m.dgpu = t.dgpu;
-  m.svm_base = t.svm_valid ? t.svm_base : 0;
-  m.svm_limit = t.svm_valid ? t.svm_limit : 0;
+  const topology::Acquisition topo(ctx);
+  CaptureGpus(ctx, topo, m);
+  CaptureNumaTargets(topo.snapshot(), &m.numa);
+  m.dgpu = topo.dgpu();
+  (void)topo.Svm(&m.svm_base, &m.svm_limit);
   bool narrow = false;
   bool all_gfx950 = m.num_gpus > 0;
   bool svm_api = m.num_gpus > 0 && device::KfdMinor(ctx) >= kfd::kMinorSvm;
@@ -429,7 +429,7 @@ Status InitVmLocked(Context& ctx) {
   if (all_gfx950) {
     bool every = true;
     for (uint32_t i = 0; i < m.num_gpus; ++i) {
-      const topology::NodeRecord* r = t.snapshot.node(m.gpus[i].node);
+      const topology::NodeRecord* r = topo.snapshot().node(m.gpus[i].node);
       every = every && r != nullptr && r->Get32(topology::kGfxTargetVersion) == 90500;
     }
     if (every) m.align_order_max = 18;

@@ -11,6 +11,7 @@
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
+#include "lib/topology/acquire.h"
 #include "lib/topology/keys.h"
 
 namespace hke::queues {
@@ -28,16 +29,15 @@ struct NodeInfo {
 };
 
 Status ReadNode(Context& ctx, uint32_t node, NodeInfo* out) {
-  LockGuard lock(ctx.topology_lock());
-  topology::TopologyState& t = ctx.topology();
-  if (!t.acquired) return FailedPrecondition();
-  const topology::NodeRecord* r = node < config::kMaxNodes ? t.snapshot.node(node) : nullptr;
-  if (r == nullptr || t.gpu_of_node[node] == topology::TopologyState::kNoGpu || !r->is_gpu()) {
+  const topology::Reader topo(ctx);
+  if (!topo->acquired()) return FailedPrecondition();
+  const topology::NodeRecord* r = topo->Node(node);
+  if (r == nullptr || topo->GpuIndex(node) == topology::TopologyState::kNoGpu || !r->is_gpu()) {
     return ctx.diag().Error(InvalidNode(), kArea, "the node is not a GPU of this context");
   }
   NodeInfo n{};
-  n.gpu = t.gpu_of_node[node];
-  n.gpu_id = t.gpus[n.gpu].gpu_id;
+  n.gpu = topo->GpuIndex(node);
+  n.gpu_id = topo->gpu_at(n.gpu).gpu_id;
   n.facts.gfx_version = r->Get32(topology::kGfxTargetVersion);
   n.facts.num_fcompute_cores = r->Get32(topology::kSimdCount);
   n.facts.num_simd_per_cu = r->Get32(topology::kSimdPerCu);
