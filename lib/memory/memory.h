@@ -341,6 +341,18 @@ Status FreeDoorbell(Context& ctx, uint64_t va);
 // The MMIO page of a GPU, for the topology's MMIO_REMAP bank (0: none).
 uint64_t MmioBase(Context& ctx, uint32_t gpu_id);
 
+// Facts of the VM fixed at its bring-up, read under the memory lock, for
+// the modules above (queues): the page size the VM was brought up with and
+// upstream's is_dgpu. Zero/false before the bring-up.
+struct VmFacts {
+  uint32_t page_size;
+  bool dgpu;
+};
+VmFacts Facts(Context& ctx);
+// The gpu_id of the GPU behind user node `node` in the VM (taken under the
+// memory lock); 0 for CPU nodes, GPUs the topology hid and unknown nodes.
+uint32_t GpuIdOfNode(Context& ctx, uint32_t node);
+
 // Operations ---------------------------------------------------------------
 
 // Every call below that takes an address reaches only objects of `caller`

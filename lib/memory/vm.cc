@@ -522,6 +522,19 @@ Status FreeDoorbell(Context& ctx, uint64_t va) {
   return DestroyObject(ctx, m, o);
 }
 
+VmFacts Facts(Context& ctx) {
+  LockGuard g(ctx.memory_lock());
+  const MemoryState& m = ctx.memory();
+  return VmFacts{m.page_size, m.dgpu};
+}
+
+uint32_t GpuIdOfNode(Context& ctx, uint32_t node) {
+  LockGuard g(ctx.memory_lock());
+  const MemoryState& m = ctx.memory();
+  if (node < m.num_nodes && m.gpu_of_node[node] != kNoGpu) return m.gpus[m.gpu_of_node[node]].gpu_id;
+  return 0;
+}
+
 uint64_t MmioBase(Context& ctx, uint32_t gpu_id) {
   LockGuard g(ctx.memory_lock());
   const MemoryState& m = ctx.memory();

@@ -82,16 +82,6 @@ Status Lookup(QueuesState& q, uint64_t id, uint32_t epoch, QueueSlot** out) {
 // The current open epoch; queues and doorbell mappings of an older epoch
 // (a forked child's inheritance: the kernel never knew them in this
 // process) are forgotten without I/O. queues_lock held.
-// Facts of the memory subsystem fixed at VM bring-up, read under its lock.
-struct VmFacts {
-  uint32_t page_size;
-  bool dgpu;
-};
-VmFacts ReadVm(Context& ctx) {
-  LockGuard lock(ctx.memory_lock());
-  return VmFacts{ctx.memory().page_size, ctx.memory().dgpu};
-}
-
 uint32_t CurrentEpoch(Context& ctx) {
   const uint32_t epoch = device::OpenEpoch(ctx);
   QueuesState& q = ctx.queues();
@@ -195,7 +185,7 @@ void ReleaseDoorbells(Context& ctx, QueuesState& q) {
 Status UseDoorbell(Context& ctx, QueuesState& q, const NodeInfo& n, uint32_t epoch,
                    const kfd::CreateQueueResult& r, uint64_t* out_doorbell) {
   DoorbellMapping& d = q.doorbells[n.gpu];
-  const VmFacts vm = ReadVm(ctx);
+  const memory::VmFacts vm = memory::Facts(ctx);
   const uint32_t page = vm.page_size;
   const uint64_t slice = DoorbellSliceSize(n.facts.gfx_version, page);
   const bool soc15 = DoorbellBytes(n.facts.gfx_version) == 8;
@@ -337,7 +327,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   if (kfd_type == kfd::kQueueTypeSdmaXgmi && n.facts.num_sdma_xgmi_engines == 0) {
     return ctx.diag().Error(Unsupported(), kArea, "the node has no xGMI SDMA engine");
   }
-  const uint32_t page = ReadVm(ctx).page_size;
+  const uint32_t page = memory::Facts(ctx).page_size;
   CwsrSizes cwsr{};
   const bool want_cwsr = IsCompute(kfd_type) && HasCwsr(n.facts.gfx_version);
   if (want_cwsr) {
