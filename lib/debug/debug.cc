@@ -7,11 +7,11 @@
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
 #include "lib/kfd/encode.h"
+#include "lib/memory/memory.h"
 #include "lib/node/node.h"
 #include "lib/queues/queues.h"
 #include "lib/topology/acquire.h"
 #include "lib/topology/keys.h"
-#include "lib/memory/memory.h"
 
 namespace hke::debug {
 

@@ -531,8 +531,8 @@ VmFacts Facts(Context& ctx) {
 uint32_t GpuIdOfNode(Context& ctx, uint32_t node) {
   LockGuard g(ctx.memory_lock());
   const MemoryState& m = ctx.memory();
-  if (node < m.num_nodes && m.gpu_of_node[node] != kNoGpu) return m.gpus[m.gpu_of_node[node]].gpu_id;
-  return 0;
+  if (node >= m.num_nodes || m.gpu_of_node[node] == kNoGpu) return 0;
+  return m.gpus[m.gpu_of_node[node]].gpu_id;
 }
 
 uint64_t MmioBase(Context& ctx, uint32_t gpu_id) {

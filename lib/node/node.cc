@@ -5,9 +5,9 @@
 #include "lib/device/kfd_device.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
+#include "lib/memory/memory.h"
 #include "lib/topology/acquire.h"
 #include "lib/topology/keys.h"
-#include "lib/memory/memory.h"
 
 namespace hke::node {
 
