@@ -1,13 +1,16 @@
 // hke_context: all state of one KFD client, in caller-owned storage.
 //
 // A context is created by hke_context_init() in storage the caller provides
-// and destroyed by hke_context_deinit(). It holds the platform, the
-// diagnostics sink, the device state (the /dev/kfd descriptor, the
-// interface version, the process that opened it, the GPU render nodes) and
-// the topology state (the snapshot and what Acquire derived per GPU).
-// Later subsystems (memory, events, queues) add their fixed-capacity arenas
-// here; nothing is heap-allocated. The topology snapshot makes a context
-// large (about a megabyte in the default configuration; see
+// and destroyed by hke_context_deinit(). It is the composition root of
+// lib/: it holds the platform, the diagnostics sink, the configuration, the
+// open gate and the open epoch itself, and one state object per module,
+// each defined in its module's own header with its meaning, ownership and
+// threading (device/state.h, topology/state.h, memory/memory.h,
+// events/events.h, queues/queues.h, debug/debug.h, profile/profile.h,
+// pmc/pmc.h), next to the lock that guards it. A module writes only its
+// own state; it reads another module's facts through that module's
+// functions. Nothing is heap-allocated; the topology snapshot and the
+// memory object table make a context large (see
 // hke_context_storage_size()).
 //
 // Threading: open and close hold open_gate() exclusively and every other
@@ -31,111 +34,19 @@
 #include "lib/core/lock.h"
 #include "lib/core/platform.h"
 #include "lib/core/status.h"
+// The composition root: each module's state header, nothing else of the
+// modules (tests/gates/module_order_gate.sh checks the list).
 #include "lib/debug/debug.h"
+#include "lib/device/state.h"
 #include "lib/events/events.h"
-#include "lib/kfd/abi.h"
-#include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
 #include "lib/pmc/pmc.h"
 #include "lib/profile/profile.h"
 #include "lib/queues/queues.h"
 #include "lib/topology/gfx_override.h"
-#include "lib/topology/snapshot.h"
+#include "lib/topology/state.h"
 
 namespace hke {
-
-// A GPU render node the context opened (/dev/dri/renderD<minor>). The
-// descriptor stays open while the device is open: the KFD ties a process's
-// GPU VM to it (ACQUIRE_VM), and BO mappings go through it.
-struct RenderNode {
-  uint32_t minor = 0;
-  int fd = -1;  // owned
-  // libdrm device of `fd` (platform amdgpu_device), taken on the first
-  // hsaKmtGetAMDGPUDeviceHandle and released just before `fd` is closed;
-  // nullptr until then. Owned.
-  void* amdgpu = nullptr;
-};
-
-// The KFD device state of a context.
-struct DeviceState {
-  int kfd_fd = -1;             // owned; -1 when closed
-  uint32_t open_count = 0;     // hsaKmtOpenKFD reference count
-  int32_t open_pid = 0;        // process that opened kfd_fd
-  bool forked = false;         // set once a fork was detected; cleared by reopen
-  uint32_t version_major = 0;  // from GET_VERSION
-  uint32_t version_minor = 0;
-  RenderNode render[config::kMaxGpus];  // opened render nodes, [0, num_render)
-  uint32_t num_render = 0;
-  // Process that opened the render nodes. They outlive hsaKmtCloseKFD (the
-  // kernel binds each GPU's VM to the first render file a process gives
-  // ACQUIRE_VM, so a reopen must use the same descriptors, as upstream
-  // does); a forked child closes the inherited ones at its first open.
-  int32_t render_pid = 0;
-};
-
-// What Acquire derived for one visible GPU node beyond sysfs.
-struct GpuNodeInfo {
-  uint32_t gpu_id = 0;
-  uint32_t user_node = 0;
-  uint32_t render_minor = 0;
-  bool has_apertures = false;  // GET_PROCESS_APERTURES_NEW named this GPU
-  kfd::AddressRange lds{};
-  kfd::AddressRange scratch{};
-  kfd::AddressRange gpuvm{};
-  // The MMIO_REMAP page as mapped into this process (0: not mapped; the
-  // memory subsystem maps it, then GetNode*Properties report the bank).
-  uint64_t mmio_base = 0;
-  bool has_dev_info = false;  // DRM AMDGPU_INFO(DEV_INFO) answered
-  uint32_t pci_rev = 0;
-  uint32_t drm_family = 0;
-  bool integrated = false;    // DEV_INFO's FUSION flag
-  bool has_marketing_name = false;
-  char marketing_name[HSA_PUBLIC_NAME_SIZE] = {};
-};
-
-// One call of the render-node filter during the parse the snapshot holds
-// (what the next Acquire re-runs before it reuses that parse).
-struct TopologyFilterDecision {
-  uint32_t sysfs_node = 0;
-  uint32_t gpu_id = 0;
-  uint32_t render_minor = 0;
-  bool keep = false;
-};
-
-// The topology state behind hsaKmtAcquireSystemProperties and the getters.
-//
-// Parse reuse (off with HKE_CONFIG_REPARSE_TOPOLOGY): Release and Close
-// clear `acquired` but leave the snapshot's parse in place while
-// `parse_reusable` is set. The next Acquire reuses it, reading only
-// generation_id, when generation_id still equals snapshot.generation(), the
-// topology root hashes to `parse_root_hash` and the render-node filter
-// decides as `decisions` recorded; everything from the open device (render
-// nodes, DEV_INFO, marketing names, apertures) is derived again.
-// `parse_reusable` is set only after a complete, successful parse and
-// cleared before any re-parse starts, so a failed parse never leaves a
-// reusable snapshot behind.
-struct TopologyState {
-  static constexpr uint16_t kNoGpu = 0xffff;
-
-  topology::ContextSnapshot snapshot;
-  bool acquired = false;      // the snapshot and the fields below are served (Acquire..Release)
-  uint32_t epoch = 0;         // Context::open_epoch() when acquired
-  bool parse_reusable = false;           // see above
-  uint64_t parse_root_hash = 0;          // FNV-1a of the root the parse read
-  uint32_t num_decisions = 0;            // decisions[0, num_decisions), in call order
-  bool decisions_overflow = false;       // more filter calls than entries: not reusable
-  TopologyFilterDecision decisions[config::kMaxNodes];
-  bool dgpu = false;          // some node has SIMDs and no CPU cores (upstream's is_dgpu)
-  bool svm_valid = false;     // the shared SVM aperture (DEVICE_SVM banks)
-  uint64_t svm_base = 0;
-  uint64_t svm_limit = 0;     // inclusive
-  uint32_t num_gpus = 0;
-  GpuNodeInfo gpus[config::kMaxGpus];
-  uint16_t gpu_of_node[config::kMaxNodes];  // user node -> gpus[] index or kNoGpu
-  // GET_PROCESS_APERTURES_NEW reply buffer and its decoded form.
-  kfd::ProcessDeviceApertures raw_apertures[config::kMaxGpus];
-  kfd::NodeApertures apertures[config::kMaxGpus];
-};
 
 class Context {
  public:
@@ -176,9 +87,10 @@ class Context {
   // outermost lock, taken only by the API layer.
   OpenGate& open_gate() { return open_gate_; }
 
+  // The device module (lib/device/state.h).
   Mutex& lock() { return lock_; }
-  DeviceState& device() { return device_; }
-  const DeviceState& device() const { return device_; }
+  device::DeviceState& device() { return device_; }
+  const device::DeviceState& device() const { return device_; }
   // Counts first opens; state derived while the device was open carries
   // the epoch it was derived in and is stale once it differs. Advanced
   // under lock(); read anywhere (the PMC and profiling tables compare it
@@ -186,8 +98,9 @@ class Context {
   uint32_t open_epoch() const { return open_epoch_.load(std::memory_order_acquire); }
   void advance_open_epoch() { open_epoch_.fetch_add(1, std::memory_order_acq_rel); }
 
+  // The topology module (lib/topology/state.h).
   Mutex& topology_lock() { return topology_lock_; }
-  TopologyState& topology() { return topology_; }
+  topology::TopologyState& topology() { return topology_; }
 
   // The memory subsystem (lib/memory/memory.h).
   Mutex& memory_lock() { return memory_lock_; }
@@ -220,10 +133,10 @@ class Context {
   Diag diag_;
   OpenGate open_gate_;
   Mutex lock_{LockRank::kDevice};
-  DeviceState device_;
+  device::DeviceState device_;
   std::atomic<uint32_t> open_epoch_{0};
   Mutex topology_lock_{LockRank::kTopology};
-  TopologyState topology_;
+  topology::TopologyState topology_;
   topology::GfxOverrideTable gfx_overrides_;
   Mutex memory_lock_{LockRank::kMemory};
   // Not value-initialised: the object table and the range nodes are tens

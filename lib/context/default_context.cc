@@ -128,14 +128,11 @@ hke_status_t hke_default_context_configure(const hke_config* caller_config) {
   }
   if (g_state.load(std::memory_order_acquire) != 2) return hke::FailedPrecondition().raw();
   hke_context* ctx = g_default;
-  {
-    hke::LockGuard g(ctx->impl.lock());
-    if (ctx->impl.device().open_count != 0) {
-      return ctx->impl.diag()
-          .Error(hke::FailedPrecondition(), "context",
-                 "the default context cannot be reconfigured while it is open")
-          .raw();
-    }
+  if (hke::device::Referenced(ctx->impl)) {
+    return ctx->impl.diag()
+        .Error(hke::FailedPrecondition(), "context",
+               "the default context cannot be reconfigured while it is open")
+        .raw();
   }
   // Closed: re-create it in place with the new configuration.
   hke_context_deinit(ctx);

@@ -7,10 +7,11 @@
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
 #include "lib/kfd/encode.h"
+#include "lib/memory/memory.h"
 #include "lib/node/node.h"
 #include "lib/queues/queues.h"
+#include "lib/topology/acquire.h"
 #include "lib/topology/keys.h"
-#include "lib/memory/memory.h"
 
 namespace hke::debug {
 
@@ -36,8 +37,7 @@ struct OpenFacts {
 Status ReadOpenFacts(Context& ctx, OpenFacts* out) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "debugging (DBG_TRAP)"));
-  LockGuard g(ctx.lock());
-  const DeviceState& d = ctx.device();
+  const device::DeviceFacts d = device::Facts(ctx);
   *out = OpenFacts{d.version_minor, static_cast<uint32_t>(d.open_pid), d.kfd_fd};
   return Status::Ok();
 }
@@ -103,12 +103,11 @@ Status CheckRuntimeDebugSupport(Context& ctx) {
   HKE_RETURN_IF_ERROR(ReadOpenFacts(ctx, &f));
   HKE_RETURN_IF_ERROR(memory::EnsureTopologyAndVm(ctx));
   {
-    LockGuard g(ctx.topology_lock());
-    TopologyState& t = ctx.topology();
-    if (!t.acquired) return FailedPrecondition();
-    const uint32_t n = t.snapshot.num_nodes();
+    const topology::Reader topo(ctx);
+    if (!topo->acquired()) return FailedPrecondition();
+    const uint32_t n = topo->snapshot().num_nodes();
     for (uint32_t i = 0; i < n; ++i) {
-      const topology::NodeRecord* r = t.snapshot.node(i);
+      const topology::NodeRecord* r = topo->snapshot().node(i);
       if (r == nullptr) continue;
       // Upstream skips nodes with CPU cores and no SIMDs; an APU node is
       // checked like a dGPU.

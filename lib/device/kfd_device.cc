@@ -359,4 +359,20 @@ uint32_t OpenEpoch(Context& ctx) {
   return ctx.open_epoch();
 }
 
+DeviceFacts Facts(Context& ctx) {
+  LockGuard g(ctx.lock());
+  const DeviceState& d = ctx.device();
+  return DeviceFacts{d.kfd_fd, d.version_minor, d.open_pid};
+}
+
+uint32_t KfdMinor(Context& ctx) {
+  LockGuard g(ctx.lock());
+  return ctx.device().version_minor;
+}
+
+bool Referenced(Context& ctx) {
+  LockGuard g(ctx.lock());
+  return ctx.device().open_count != 0;
+}
+
 }  // namespace hke::device

@@ -114,6 +114,27 @@ bool LastReference(Context& ctx);
 // Context::open_epoch() read under the context lock.
 uint32_t OpenEpoch(Context& ctx);
 
+// What Open recorded, read together under the context lock, for the
+// modules above that need the descriptor (an mmap of /dev/kfd), the
+// interface version or the opening process: kfd_fd -1, version 0 and pid 0
+// when the device is closed. No check: callers make theirs first
+// (CheckOpen), as every device call does.
+struct DeviceFacts {
+  int kfd_fd;
+  uint32_t version_minor;
+  int32_t open_pid;
+};
+DeviceFacts Facts(Context& ctx);
+
+// The KFD interface minor version of the open device (0 when closed), read
+// under the context lock: what the version checks of the modules above
+// compare against kfd::kMinor*.
+uint32_t KfdMinor(Context& ctx);
+
+// True while any hsaKmtOpenKFD reference is held (a forked child's
+// inherited ones included).
+bool Referenced(Context& ctx);
+
 }  // namespace hke::device
 
 #endif  // HKE_LIB_DEVICE_KFD_DEVICE_H_

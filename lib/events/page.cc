@@ -61,11 +61,9 @@ Status Prepare(Context& ctx, uint32_t epoch) {
     st.gpus[i].node = mem.gpus[i].node;
     if (mem.gpus[i].node == 0) st.node0_is_gpu = true;
   }
-  {
-    LockGuard d(ctx.lock());
-    st.age_supported = ctx.device().version_minor >= kfd::kMinorEventAge;
-    st.pid = ctx.device().open_pid;
-  }
+  const device::DeviceFacts d = device::Facts(ctx);
+  st.age_supported = d.version_minor >= kfd::kMinorEventAge;
+  st.pid = d.open_pid;
   st.page_blocked = st.dgpu && st.user_page_pid != 0 && st.user_page_pid == st.pid;
   st.setup_epoch = epoch;
   return Status::Ok();
@@ -155,12 +153,8 @@ Status SetupApu(Context& ctx, uint32_t epoch, uint32_t type, uint32_t node, bool
     *out = r;
     return Status::Ok();
   }
-  int fd = -1;
+  const int fd = device::Facts(ctx).kfd_fd;
   size_t page_size = 4096;
-  {
-    LockGuard g(ctx.lock());
-    fd = ctx.device().kfd_fd;
-  }
   (void)ctx.platform().PageSize(&page_size);
   void* addr = nullptr;
   uint64_t bytes = kPageBytes;

@@ -17,23 +17,11 @@ using namespace internal;
 Status OpenSmi(Context& ctx, uint32_t node, int* out_fd) {
   if (out_fd == nullptr) return InvalidArgument();
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  uint32_t minor = 0;
-  {
-    LockGuard g(ctx.lock());
-    minor = ctx.device().version_minor;
-  }
-  if (minor < kfd::kMinorSmiEvents) {
+  if (device::KfdMinor(ctx) < kfd::kMinorSmiEvents) {
     return ctx.diag().Error(Unsupported(), kArea, "SMI events need KFD 1.3");
   }
   HKE_RETURN_IF_ERROR(memory::EnsureVm(ctx));
-  uint32_t gpu_id = 0;
-  {
-    LockGuard g(ctx.memory_lock());
-    const memory::MemoryState& m = ctx.memory();
-    if (node < m.num_nodes && m.gpu_of_node[node] != memory::kNoGpu) {
-      gpu_id = m.gpus[m.gpu_of_node[node]].gpu_id;
-    }
-  }
+  const uint32_t gpu_id = memory::GpuIdOfNode(ctx, node);
   if (gpu_id == 0) {
     FixedText<96> t;
     t.Append("OpenSMI: node ").AppendU64(node).Append(" is not a GPU node");

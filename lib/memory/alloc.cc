@@ -134,7 +134,7 @@ Status MakePlan(Context& ctx, const MemoryState& m, const AllocArgs& a, const Hs
   const VaSource svm = m.reserved_mode
                            ? (coarse ? VaSource::kSvmArena : VaSource::kSvmCoherentArena)
                            : VaSource::kMmap;
-  if (f.ui32.Contiguous && ctx.device().version_minor < kfd::kMinorContiguousVram) {
+  if (f.ui32.Contiguous && device::KfdMinor(ctx) < kfd::kMinorContiguousVram) {
     return ctx.diag().Error(Unsupported(), kArea, "Contiguous needs KFD 1.16");
   }
   if (f.ui32.Scratch) {

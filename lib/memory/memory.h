@@ -179,7 +179,7 @@ struct GpuVm {
   uint32_t gpu_id;
   uint32_t node;          // user node id
   uint32_t render_minor;
-  int render_fd;          // borrowed from DeviceState; valid while open
+  int render_fd;          // borrowed from device::DeviceState; valid while open
   uint32_t device_id;
   uint32_t gfx_major;     // from the node's gfx target version
   bool vm_acquired;
@@ -340,6 +340,18 @@ Status MapDoorbell(Context& ctx, uint32_t gpu_id, uint64_t size, uint64_t* out_v
 Status FreeDoorbell(Context& ctx, uint64_t va);
 // The MMIO page of a GPU, for the topology's MMIO_REMAP bank (0: none).
 uint64_t MmioBase(Context& ctx, uint32_t gpu_id);
+
+// Facts of the VM fixed at its bring-up, read under the memory lock, for
+// the modules above (queues): the page size the VM was brought up with and
+// upstream's is_dgpu. Zero/false before the bring-up.
+struct VmFacts {
+  uint32_t page_size;
+  bool dgpu;
+};
+VmFacts Facts(Context& ctx);
+// The gpu_id of the GPU behind user node `node` in the VM (taken under the
+// memory lock); 0 for CPU nodes, GPUs the topology hid and unknown nodes.
+uint32_t GpuIdOfNode(Context& ctx, uint32_t node);
 
 // Operations ---------------------------------------------------------------
 

@@ -99,8 +99,7 @@ Status Fail(Context& ctx, const char* what, uint32_t numa, Status cause) {
 
 }  // namespace
 
-void CaptureNumaTargets(const TopologyState& t, NumaPlacement* out) {
-  const topology::Snapshot& s = t.snapshot;
+void CaptureNumaTargets(const topology::Snapshot& s, NumaPlacement* out) {
   uint32_t n = s.num_nodes();
   if (n > config::kMaxNodes) n = config::kMaxNodes;
   out->num_nodes = n;

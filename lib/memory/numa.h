@@ -38,8 +38,10 @@
 
 namespace hke {
 class Context;
-struct TopologyState;
 }  // namespace hke
+namespace hke::topology {
+class Snapshot;
+}  // namespace hke::topology
 
 namespace hke::memory {
 
@@ -63,7 +65,7 @@ struct NumaPlacement {
 
 // Fills the per-node targets from the acquired topology and forgets the
 // host facts (they are read again in the new epoch).
-void CaptureNumaTargets(const TopologyState& t, NumaPlacement* out);
+void CaptureNumaTargets(const topology::Snapshot& s, NumaPlacement* out);
 
 // Binds the anonymous pages just mapped at [va, va + size) for paged
 // system memory asked of `node` with `mem_flags` (HsaMemFlags.Value), as

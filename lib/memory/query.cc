@@ -138,7 +138,7 @@ Status SetUserData(Context& ctx, uint64_t addr, uint64_t user_data) {
 Status Available(Context& ctx, uint32_t node, uint64_t* out_bytes) {
   if (out_bytes == nullptr) return InvalidArgument();
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
-  if (ctx.device().version_minor < kfd::kMinorAvailableMemory) {
+  if (device::KfdMinor(ctx) < kfd::kMinorAvailableMemory) {
     return ctx.diag().Error(Unsupported(), kArea, "AVAILABLE_MEMORY needs KFD 1.9");
   }
   uint32_t gpu_id = 0;
@@ -253,7 +253,7 @@ Status SvmCall(Context& ctx, uint64_t start, uint64_t size, uint32_t nattr,
   }
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
   HKE_RETURN_IF_ERROR(RequirePrimary(ctx, kArea, "the SVM ioctl"));
-  if (ctx.device().version_minor < kfd::kMinorSvm) {
+  if (device::KfdMinor(ctx) < kfd::kMinorSvm) {
     return ctx.diag().Error(Unsupported(), kArea, "the SVM API needs KFD 1.5");
   }
   LockGuard lock(ctx.memory_lock());
@@ -318,7 +318,7 @@ Status ExportDmabuf(Context& ctx, uint64_t addr, uint64_t size, uint64_t flags, 
   if (size == 0) return InvalidArgument();
   if (flags != 0) return ctx.diag().Error(InvalidArgument(), kArea, "no dma-buf flags are defined");
   HKE_RETURN_IF_ERROR(EnsureVm(ctx));
-  if (ctx.device().version_minor < kfd::kMinorExportDmabuf) {
+  if (device::KfdMinor(ctx) < kfd::kMinorExportDmabuf) {
     return ctx.diag().Error(Unsupported(), kArea, "EXPORT_DMABUF needs KFD 1.12");
   }
   LockGuard lock(ctx.memory_lock());

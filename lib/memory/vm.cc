@@ -38,9 +38,9 @@ constexpr uint64_t kReservedLimit = (1ull << 40) - 1;  // reserved mode caps the
 constexpr uint64_t kAnywhereMax = 64ull << 30;
 
 Status KfdFd(Context& ctx, int* out_fd) {
-  LockGuard g(ctx.lock());
-  if (ctx.device().kfd_fd < 0) return FailedPrecondition();
-  *out_fd = ctx.device().kfd_fd;
+  const int fd = device::Facts(ctx).kfd_fd;
+  if (fd < 0) return FailedPrecondition();
+  *out_fd = fd;
   return Status::Ok();
 }
 
@@ -49,11 +49,10 @@ bool Overlaps(uint64_t base, uint64_t size, const kfd::AddressRange& r) {
   return base <= r.limit && r.base < base + size;
 }
 
-void CaptureGpus(Context& ctx, MemoryState& m) {
-  const TopologyState& t = ctx.topology();
+void CaptureGpus(Context& ctx, const topology::Acquisition& topo, MemoryState& m) {
   m.num_gpus = 0;
-  for (uint32_t k = 0; k < t.num_gpus && k < config::kMaxGpus; ++k) {
-    const GpuNodeInfo& src = t.gpus[k];
+  for (uint32_t k = 0; k < topo.num_gpus() && k < config::kMaxGpus; ++k) {
+    const topology::GpuNodeInfo& src = topo.gpu_at(k);
     GpuVm& g = m.gpus[m.num_gpus];
     g = GpuVm{};
     g.gpu_id = src.gpu_id;
@@ -65,7 +64,7 @@ void CaptureGpus(Context& ctx, MemoryState& m) {
     g.scratch = src.scratch;
     g.gpuvm = src.gpuvm;
     g.mmio_object = kNoSlot;
-    const topology::NodeRecord* r = t.snapshot.node(src.user_node);
+    const topology::NodeRecord* r = topo.snapshot().node(src.user_node);
     if (r != nullptr) {
       g.device_id = r->Get32(topology::kDeviceId);
       g.gfx_major = r->Get32(topology::kGfxTargetVersion) / 10000;
@@ -81,11 +80,11 @@ void CaptureGpus(Context& ctx, MemoryState& m) {
   for (uint32_t a = 0; a < m.num_gpus; ++a) {
     for (uint32_t b = 0; b < m.num_gpus; ++b) m.gpus[a].peers.Add(b);
   }
-  m.num_nodes = t.snapshot.num_nodes();
+  m.num_nodes = topo.snapshot().num_nodes();
   if (m.num_nodes > config::kMaxNodes) m.num_nodes = config::kMaxNodes;
   for (uint32_t n = 0; n < m.num_nodes; ++n) {
-    const uint16_t k = t.gpu_of_node[n];
-    m.gpu_of_node[n] = k == TopologyState::kNoGpu ? kNoGpu : k;
+    const uint16_t k = topo.GpuIndex(n);
+    m.gpu_of_node[n] = k == topology::TopologyState::kNoGpu ? kNoGpu : k;
   }
 }
 
@@ -381,8 +380,10 @@ void AfterTopologyTaken(Context& ctx) {
                             "the GPU VM could not be set up; memory calls will fail");
     return;
   }
-  TopologyState& t = ctx.topology();
-  for (uint32_t k = 0; k < t.num_gpus; ++k) t.gpus[k].mmio_base = MmioBase(ctx, t.gpus[k].gpu_id);
+  topology::Acquisition topo(ctx);
+  for (uint32_t k = 0; k < topo.num_gpus(); ++k) {
+    topo.SetMmioBase(k, MmioBase(ctx, topo.gpu_at(k).gpu_id));
+  }
 }
 
 Status EnsureTopologyAndVm(Context& ctx) {
@@ -410,15 +411,14 @@ Status InitVmLocked(Context& ctx) {
     return ctx.diag().Error(Protocol(), kArea, "the platform page size is not a power of two");
   }
   m.page_size = page32;
-  CaptureGpus(ctx, m);
-  const TopologyState& t = ctx.topology();
-  CaptureNumaTargets(t, &m.numa);
-  m.dgpu = t.dgpu;
-  m.svm_base = t.svm_valid ? t.svm_base : 0;
-  m.svm_limit = t.svm_valid ? t.svm_limit : 0;
+  const topology::Acquisition topo(ctx);
+  CaptureGpus(ctx, topo, m);
+  CaptureNumaTargets(topo.snapshot(), &m.numa);
+  m.dgpu = topo.dgpu();
+  (void)topo.Svm(&m.svm_base, &m.svm_limit);
   bool narrow = false;
   bool all_gfx950 = m.num_gpus > 0;
-  bool svm_api = m.num_gpus > 0 && ctx.device().version_minor >= kfd::kMinorSvm;
+  bool svm_api = m.num_gpus > 0 && device::KfdMinor(ctx) >= kfd::kMinorSvm;
   for (uint32_t i = 0; i < m.num_gpus; ++i) {
     if (m.gpus[i].gpuvm.limit != 0 && m.gpus[i].gpuvm.limit < kCanonicalLimit) narrow = true;
     if (m.gpus[i].device_id == 0 || !(m.gpus[i].gfx_major == 9)) all_gfx950 = false;
@@ -429,7 +429,7 @@ Status InitVmLocked(Context& ctx) {
   if (all_gfx950) {
     bool every = true;
     for (uint32_t i = 0; i < m.num_gpus; ++i) {
-      const topology::NodeRecord* r = t.snapshot.node(m.gpus[i].node);
+      const topology::NodeRecord* r = topo.snapshot().node(m.gpus[i].node);
       every = every && r != nullptr && r->Get32(topology::kGfxTargetVersion) == 90500;
     }
     if (every) m.align_order_max = 18;
@@ -520,6 +520,19 @@ Status FreeDoorbell(Context& ctx, uint64_t va) {
   MemObject* o = m.initialized ? FindExact(m, va) : nullptr;
   if (o == nullptr || o->kind != ObjectKind::kDoorbell) return NotFound();
   return DestroyObject(ctx, m, o);
+}
+
+VmFacts Facts(Context& ctx) {
+  LockGuard g(ctx.memory_lock());
+  const MemoryState& m = ctx.memory();
+  return VmFacts{m.page_size, m.dgpu};
+}
+
+uint32_t GpuIdOfNode(Context& ctx, uint32_t node) {
+  LockGuard g(ctx.memory_lock());
+  const MemoryState& m = ctx.memory();
+  if (node >= m.num_nodes || m.gpu_of_node[node] == kNoGpu) return 0;
+  return m.gpus[m.gpu_of_node[node]].gpu_id;
 }
 
 uint64_t MmioBase(Context& ctx, uint32_t gpu_id) {

@@ -5,8 +5,9 @@
 #include "lib/device/kfd_device.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
-#include "lib/topology/keys.h"
 #include "lib/memory/memory.h"
+#include "lib/topology/acquire.h"
+#include "lib/topology/keys.h"
 
 namespace hke::node {
 
@@ -41,17 +42,16 @@ Status Resolve(Context& ctx, uint32_t node, NodeTarget* out) {
   HKE_RETURN_IF_ERROR(memory::EnsureTopologyAndVm(ctx));
   NodeTarget n{};
   {
-    LockGuard g(ctx.topology_lock());
-    TopologyState& t = ctx.topology();
-    if (!t.acquired) return FailedPrecondition();
-    const topology::NodeRecord* r = node < config::kMaxNodes ? t.snapshot.node(node) : nullptr;
+    const topology::Reader topo(ctx);
+    if (!topo->acquired()) return FailedPrecondition();
+    const topology::NodeRecord* r = topo->Node(node);
     if (r != nullptr && r->is_gpu()) {
-      const uint16_t k = t.gpu_of_node[node];
-      if (k == TopologyState::kNoGpu) {
+      const topology::GpuNodeInfo* g = topo->Gpu(node);
+      if (g == nullptr) {
         r = nullptr;  // a GPU the render-node filter hid
       } else {
-        n.gpu_id = t.gpus[k].gpu_id;
-        n.render_minor = t.gpus[k].render_minor;
+        n.gpu_id = g->gpu_id;
+        n.render_minor = g->render_minor;
         n.gfx_version = r->Get32(topology::kGfxTargetVersion);
         n.device_id = r->Get32(topology::kDeviceId);
       }

@@ -35,10 +35,7 @@ Status ResolveGpu(Context& ctx, uint32_t node, const char* call, node::NodeTarge
   return Status::Ok();
 }
 
-uint32_t OpenMinor(Context& ctx) {
-  LockGuard g(ctx.lock());
-  return ctx.device().version_minor;
-}
+uint32_t OpenMinor(Context& ctx) { return device::KfdMinor(ctx); }
 
 // Open and KFD >= 1.16 (UNSUPPORTED with a diagnostic otherwise).
 Status CheckPcSamplingVersion(Context& ctx, const char* call) {

@@ -11,6 +11,7 @@
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
+#include "lib/topology/acquire.h"
 #include "lib/topology/keys.h"
 
 namespace hke::queues {
@@ -28,16 +29,15 @@ struct NodeInfo {
 };
 
 Status ReadNode(Context& ctx, uint32_t node, NodeInfo* out) {
-  LockGuard lock(ctx.topology_lock());
-  TopologyState& t = ctx.topology();
-  if (!t.acquired) return FailedPrecondition();
-  const topology::NodeRecord* r = node < config::kMaxNodes ? t.snapshot.node(node) : nullptr;
-  if (r == nullptr || t.gpu_of_node[node] == TopologyState::kNoGpu || !r->is_gpu()) {
+  const topology::Reader topo(ctx);
+  if (!topo->acquired()) return FailedPrecondition();
+  const topology::NodeRecord* r = topo->Node(node);
+  if (r == nullptr || topo->GpuIndex(node) == topology::TopologyState::kNoGpu || !r->is_gpu()) {
     return ctx.diag().Error(InvalidNode(), kArea, "the node is not a GPU of this context");
   }
   NodeInfo n{};
-  n.gpu = t.gpu_of_node[node];
-  n.gpu_id = t.gpus[n.gpu].gpu_id;
+  n.gpu = topo->GpuIndex(node);
+  n.gpu_id = topo->gpu_at(n.gpu).gpu_id;
   n.facts.gfx_version = r->Get32(topology::kGfxTargetVersion);
   n.facts.num_fcompute_cores = r->Get32(topology::kSimdCount);
   n.facts.num_simd_per_cu = r->Get32(topology::kSimdPerCu);
@@ -82,22 +82,8 @@ Status Lookup(QueuesState& q, uint64_t id, uint32_t epoch, QueueSlot** out) {
 // The current open epoch; queues and doorbell mappings of an older epoch
 // (a forked child's inheritance: the kernel never knew them in this
 // process) are forgotten without I/O. queues_lock held.
-// Facts of the memory subsystem fixed at VM bring-up, read under its lock.
-struct VmFacts {
-  uint32_t page_size;
-  bool dgpu;
-};
-VmFacts ReadVm(Context& ctx) {
-  LockGuard lock(ctx.memory_lock());
-  return VmFacts{ctx.memory().page_size, ctx.memory().dgpu};
-}
-
 uint32_t CurrentEpoch(Context& ctx) {
-  uint32_t epoch = 0;
-  {
-    LockGuard lock(ctx.lock());
-    epoch = ctx.open_epoch();
-  }
+  const uint32_t epoch = device::OpenEpoch(ctx);
   QueuesState& q = ctx.queues();
   if (q.epoch != epoch) {
     q.slots.FreeAll();
@@ -199,7 +185,7 @@ void ReleaseDoorbells(Context& ctx, QueuesState& q) {
 Status UseDoorbell(Context& ctx, QueuesState& q, const NodeInfo& n, uint32_t epoch,
                    const kfd::CreateQueueResult& r, uint64_t* out_doorbell) {
   DoorbellMapping& d = q.doorbells[n.gpu];
-  const VmFacts vm = ReadVm(ctx);
+  const memory::VmFacts vm = memory::Facts(ctx);
   const uint32_t page = vm.page_size;
   const uint64_t slice = DoorbellSliceSize(n.facts.gfx_version, page);
   const bool soc15 = DoorbellBytes(n.facts.gfx_version) == 8;
@@ -216,11 +202,7 @@ Status UseDoorbell(Context& ctx, QueuesState& q, const NodeInfo& n, uint32_t epo
       const Status s = memory::MapDoorbell(ctx, n.gpu_id, slice, &va);
       if (!s.ok()) return ctx.diag().Error(s, kArea, "mapping the node's doorbell BO failed");
     } else {
-      int fd = -1;
-      {
-        LockGuard lock(ctx.lock());
-        fd = ctx.device().kfd_fd;
-      }
+      const int fd = device::Facts(ctx).kfd_fd;
       const uint64_t offset = soc15 ? (r.doorbell_offset & ~(slice - 1)) : r.doorbell_offset;
       void* got = nullptr;
       const Status s = ctx.platform().Mmap(nullptr, static_cast<size_t>(slice),
@@ -345,7 +327,7 @@ Status Create(Context& ctx, const CreateArgs& args, HsaQueueResource* out) {
   if (kfd_type == kfd::kQueueTypeSdmaXgmi && n.facts.num_sdma_xgmi_engines == 0) {
     return ctx.diag().Error(Unsupported(), kArea, "the node has no xGMI SDMA engine");
   }
-  const uint32_t page = ReadVm(ctx).page_size;
+  const uint32_t page = memory::Facts(ctx).page_size;
   CwsrSizes cwsr{};
   const bool want_cwsr = IsCompute(kfd_type) && HasCwsr(n.facts.gfx_version);
   if (want_cwsr) {

@@ -123,6 +123,12 @@ void Acquisition::Drop() {
   t_.svm_base = t_.svm_limit = 0;
 }
 
+bool Acquisition::Svm(uint64_t* out_base, uint64_t* out_limit) const {
+  *out_base = t_.svm_valid ? t_.svm_base : 0;
+  *out_limit = t_.svm_valid ? t_.svm_limit : 0;
+  return t_.svm_valid;
+}
+
 const GpuNodeInfo* Acquisition::Gpu(uint32_t node) const {
   if (node >= config::kMaxNodes || t_.gpu_of_node[node] == TopologyState::kNoGpu) return nullptr;
   return &t_.gpus[t_.gpu_of_node[node]];

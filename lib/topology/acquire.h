@@ -1,12 +1,12 @@
 // Acquisition of a context's topology: what hsaKmtAcquireSystemProperties
-// serves and the getters read (TopologyState in lib/context/context.h).
+// serves and the getters read (TopologyState in lib/topology/state.h).
 //
 // Acquire takes the snapshot on its first call after an open and caches it
 // (later calls return the cached system properties without I/O); Release
 // drops it. Around the sysfs snapshot (lib/topology) Acquire derives what
 // upstream adds per GPU (below).
 //
-// Parse reuse (TopologyState in lib/context/context.h): Release and Close
+// Parse reuse (TopologyState in lib/topology/state.h): Release and Close
 // keep the sysfs parse (nodes, banks, caches, links, the CPU data from
 // /proc/cpuinfo and the CPU cache directories). The next Acquire that takes
 // a snapshot reads generation_id only; when it equals the parse's
@@ -38,6 +38,12 @@
 // such a node fails Acquire with HSAKMT_STATUS_ERROR, as upstream fails on a
 // malformed HSA_OVERRIDE_GFX_VERSION[_<node>].
 //
+// Reading: the modules above (memory, queues, node, debug) read the
+// acquired topology through an Acquisition's const members (the snapshot,
+// the node records, the visible GPUs and what Acquire derived for them)
+// and write nothing but the MMIO page the memory subsystem mapped
+// (SetMmioBase). Reader holds the topology lock for one scope around them.
+//
 // Threading: every member runs with ctx.topology_lock() held; device calls
 // take the context lock inside it. Take does not bring the GPU VM up: the
 // memory subsystem does that after a Take (memory::AfterTopologyTaken).
@@ -48,9 +54,12 @@
 
 #include "hsakmt/hsakmt.h"
 #include "lib/context/context.h"
+#include "lib/core/config.h"
+#include "lib/core/lock.h"
 #include "lib/core/status.h"
 #include "lib/device/kfd_device.h"
 #include "lib/topology/snapshot.h"
+#include "lib/topology/state.h"
 
 namespace hke::topology {
 
@@ -73,8 +82,34 @@ class Acquisition {
   // The last Take failed on a malformed GFX version override.
   bool gfx_override_failed() const { return gfx_override_failed_; }
 
+  // The snapshot is served (Acquire..Release), whatever its epoch.
+  bool acquired() const { return t_.acquired; }
+  const ContextSnapshot& snapshot() const { return t_.snapshot; }
+  // The sysfs record of a user node; nullptr for a node the snapshot does
+  // not hold.
+  const NodeRecord* Node(uint32_t node) const {
+    return node < config::kMaxNodes ? t_.snapshot.node(node) : nullptr;
+  }
+  // Some node has SIMDs and no CPU cores (upstream's is_dgpu).
+  bool dgpu() const { return t_.dgpu; }
+  // The shared SVM aperture [*base, *limit] (inclusive); false when there
+  // is none.
+  bool Svm(uint64_t* out_base, uint64_t* out_limit) const;
+
+  // The visible GPUs, in user-node order: [0, num_gpus()).
+  uint32_t num_gpus() const { return t_.num_gpus; }
+  const GpuNodeInfo& gpu_at(uint32_t k) const { return t_.gpus[k]; }
+  // The index into the visible GPUs of a user node; TopologyState::kNoGpu
+  // for CPU nodes, hidden GPUs and node ids past the capacity.
+  uint16_t GpuIndex(uint32_t node) const {
+    return node < config::kMaxNodes ? t_.gpu_of_node[node] : TopologyState::kNoGpu;
+  }
   // What Acquire derived for a GPU node; nullptr for other nodes.
   const GpuNodeInfo* Gpu(uint32_t node) const;
+
+  // Records where the memory subsystem mapped GPU k's MMIO_REMAP page (0:
+  // not mapped), which the getters then report as a bank.
+  void SetMmioBase(uint32_t k, uint64_t base) { t_.gpus[k].mmio_base = base; }
   // Synthetic banks of a GPU node, in upstream's order; returns how many
   // were written to out[0..capacity) (all are counted when out is null).
   uint32_t SyntheticBanks(uint32_t node, const HsaNodeProperties& props, HsaMemoryProperties* out,
@@ -104,6 +139,21 @@ class Acquisition {
   Context& ctx_;
   TopologyState& t_;
   bool gfx_override_failed_ = false;
+};
+
+// The acquired topology with the topology lock held for this scope: how
+// the modules above read it when they do not already hold the lock.
+class Reader {
+ public:
+  explicit Reader(Context& ctx) : lock_(ctx.topology_lock()), topo_(ctx) {}
+  Reader(const Reader&) = delete;
+  Reader& operator=(const Reader&) = delete;
+  const Acquisition& operator*() const { return topo_; }
+  const Acquisition* operator->() const { return &topo_; }
+
+ private:
+  LockGuard lock_;
+  Acquisition topo_;
 };
 
 }  // namespace hke::topology

@@ -903,7 +903,7 @@ struct Run::Impl {
     // Descriptors.
     std::set<int> lib_fds;
     {
-      const hke::DeviceState& d = ctx.device();
+      const hke::device::DeviceState& d = ctx.device();
       if (d.kfd_fd >= 0) lib_fds.insert(d.kfd_fd);
       for (uint32_t i = 0; i < d.num_render; ++i) lib_fds.insert(d.render[i].fd);
     }

@@ -1,5 +1,5 @@
 // Reuse of the sysfs parse across Release/Close (lib/api/topology.cc,
-// TopologyState in lib/context/context.h): an Acquire after Release or a
+// TopologyState in lib/topology/state.h): an Acquire after Release or a
 // reopen reads only generation_id while it is unchanged and serves exactly
 // what a full parse served; a changed generation_id, a changed render-node
 // visibility, a fresh context or HKE_CONFIG_REPARSE_TOPOLOGY parse again; a

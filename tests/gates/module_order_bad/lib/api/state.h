@@ -1,0 +1,1 @@
+// The state header the self-test tree's composition root may include.
