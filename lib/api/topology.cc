@@ -40,15 +40,15 @@ HSAKMT_STATUS OpenCheck(Context& ctx) { return ToHsakmt(device::CheckOpen(ctx));
 
 // The node check of every getter (topology lock held): a current snapshot
 // and a node id inside it.
-HSAKMT_STATUS NodeCheck(const Topology& topo, Context& ctx, uint32_t node) {
+HSAKMT_STATUS NodeCheck(const Topology& topo, uint32_t node) {
   if (!topo.Current()) return HSAKMT_STATUS_INVALID_NODE_UNIT;
-  if (node >= ctx.topology().snapshot.num_nodes()) return HSAKMT_STATUS_INVALID_NODE_UNIT;
+  if (node >= topo.snapshot().num_nodes()) return HSAKMT_STATUS_INVALID_NODE_UNIT;
   return HSAKMT_STATUS_SUCCESS;
 }
 
 // The shared start of every node getter (its output is checked before
 // the device, Required): an open device, the topology lock of `ctx`, a
-// current snapshot and a node inside it; then `fill(topology, context)`
+// current snapshot and a node inside it; then `fill(topology)`
 // runs with the lock held.
 template <typename Fill>
 HSAKMT_STATUS WithNode(Context& ctx, uint32_t node, Fill fill) {
@@ -56,9 +56,9 @@ HSAKMT_STATUS WithNode(Context& ctx, uint32_t node, Fill fill) {
   if (r != HSAKMT_STATUS_SUCCESS) return r;
   LockGuard g(ctx.topology_lock());
   Topology topo(ctx);
-  r = NodeCheck(topo, ctx, node);
+  r = NodeCheck(topo, node);
   if (r != HSAKMT_STATUS_SUCCESS) return r;
-  return fill(topo, ctx);
+  return fill(topo);
 }
 
 // The bodies: `ctx` is the context the call runs on; the checks before
@@ -77,7 +77,7 @@ HSAKMT_STATUS AcquireSystemProperties(Context& ctx, HsaSystemProperties* SystemP
     if (!s.ok()) return ToHsakmt(s);
     if (!ctx.discovery_only()) memory::AfterTopologyTaken(ctx);
   }
-  return ToHsakmt(ctx.topology().snapshot.FillSystemProperties(SystemProperties));
+  return ToHsakmt(topo.snapshot().FillSystemProperties(SystemProperties));
 }
 
 HSAKMT_STATUS ReleaseSystemProperties(Context& ctx) {
@@ -91,20 +91,20 @@ HSAKMT_STATUS ReleaseSystemProperties(Context& ctx) {
 }
 
 HSAKMT_STATUS GetNodeProperties(Context& ctx, HSAuint32 NodeId, HsaNodeProperties* NodeProperties) {
-  return WithNode(ctx, NodeId, [&](Topology& topo, Context&) {
+  return WithNode(ctx, NodeId, [&](Topology& topo) {
     return ToHsakmt(topo.NodeProperties(NodeId, NodeProperties));
   });
 }
 
 HSAKMT_STATUS GetNodeMemoryProperties(Context& ctx, HSAuint32 NodeId, HSAuint32 NumBanks,
                                       HsaMemoryProperties* MemoryProperties) {
-  return WithNode(ctx, NodeId, [&](Topology& topo, Context& c) {
+  return WithNode(ctx, NodeId, [&](Topology& topo) {
     HsaNodeProperties props;
     Status s = topo.NodeProperties(NodeId, &props);
     if (!s.ok()) return ToHsakmt(s);
     if (NumBanks > props.NumMemoryBanks) return HSAKMT_STATUS_INVALID_PARAMETER;
     uint32_t filled = 0;
-    s = c.topology().snapshot.FillMemoryProperties(NodeId, NumBanks, MemoryProperties, &filled);
+    s = topo.snapshot().FillMemoryProperties(NodeId, NumBanks, MemoryProperties, &filled);
     if (!s.ok()) return ToHsakmt(s);
     (void)topo.SyntheticBanks(NodeId, props, MemoryProperties + filled, NumBanks - filled);
     return HSAKMT_STATUS_SUCCESS;
@@ -113,16 +113,15 @@ HSAKMT_STATUS GetNodeMemoryProperties(Context& ctx, HSAuint32 NodeId, HSAuint32 
 
 HSAKMT_STATUS GetNodeCacheProperties(Context& ctx, HSAuint32 NodeId, HSAuint32 /*ProcessorId*/,
                                      HSAuint32 NumCaches, HsaCacheProperties* CacheProperties) {
-  return WithNode(ctx, NodeId, [&](Topology&, Context& c) {
-    return ToHsakmt(c.topology().snapshot.FillCacheProperties(NodeId, NumCaches, CacheProperties));
+  return WithNode(ctx, NodeId, [&](Topology& topo) {
+    return ToHsakmt(topo.snapshot().FillCacheProperties(NodeId, NumCaches, CacheProperties));
   });
 }
 
 HSAKMT_STATUS GetNodeIoLinkProperties(Context& ctx, HSAuint32 NodeId, HSAuint32 NumIoLinks,
                                       HsaIoLinkProperties* IoLinkProperties) {
-  return WithNode(ctx, NodeId, [&](Topology&, Context& c) {
-    return ToHsakmt(
-        c.topology().snapshot.FillIoLinkProperties(NodeId, NumIoLinks, IoLinkProperties));
+  return WithNode(ctx, NodeId, [&](Topology& topo) {
+    return ToHsakmt(topo.snapshot().FillIoLinkProperties(NodeId, NumIoLinks, IoLinkProperties));
   });
 }
 
