@@ -15,11 +15,14 @@ bool HasMutexOps(const hke_platform& p) {
          o->mutex_unlock != nullptr && o->mutex_destroy != nullptr;
 }
 
-#ifndef NDEBUG
-// Ranks of the locks this thread holds, one bit per rank.
-thread_local uint32_t t_held_ranks = 0;
+}  // namespace
 
-void NoteAcquire(LockRank rank) {
+#ifndef NDEBUG
+namespace {
+thread_local uint32_t t_held_ranks = 0;
+}  // namespace
+
+void NoteLockAcquired(LockRank rank) {
   const uint32_t bit = 1u << static_cast<uint32_t>(rank);
   // A lock of this rank or a higher one is already held: the order in
   // lib/README.md ("Locks") is broken.
@@ -27,13 +30,8 @@ void NoteAcquire(LockRank rank) {
   t_held_ranks |= bit;
 }
 
-void NoteRelease(LockRank rank) { t_held_ranks &= ~(1u << static_cast<uint32_t>(rank)); }
-#else
-void NoteAcquire(LockRank) {}
-void NoteRelease(LockRank) {}
+void NoteLockReleased(LockRank rank) { t_held_ranks &= ~(1u << static_cast<uint32_t>(rank)); }
 #endif
-
-}  // namespace
 
 void Mutex::Init(const hke_platform& p) {
   if (!HasMutexOps(p)) return;
@@ -48,24 +46,6 @@ void Mutex::Destroy() {
   const hke_platform_ops* ops = ops_;
   ops_ = nullptr;
   ops->mutex_destroy(self_, storage_);
-}
-
-void Mutex::lock() {
-  NoteAcquire(rank_);
-  if (ops_ != nullptr) {
-    ops_->mutex_lock(self_, storage_);
-  } else {
-    spin_.lock();
-  }
-}
-
-void Mutex::unlock() {
-  if (ops_ != nullptr) {
-    ops_->mutex_unlock(self_, storage_);
-  } else {
-    spin_.unlock();
-  }
-  NoteRelease(rank_);
 }
 
 }  // namespace hke

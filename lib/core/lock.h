@@ -70,8 +70,10 @@ class Mutex {
   // Ends the platform mutex (mutex_destroy); the lock spins afterwards.
   void Destroy();
 
-  void lock();
-  void unlock();
+  // Inline: a lock is taken on every call's fast path, so the only call
+  // left is the platform's own (or none, spinning).
+  inline void lock();
+  inline void unlock();
 
   // True when the lock sleeps (a platform mutex), false when it spins.
   bool sleeps() const { return ops_ != nullptr; }
@@ -97,6 +99,34 @@ class BasicLockGuard {
  private:
   L& l_;
 };
+
+// The per-thread rank check of debug builds (lib/README.md "Locks"); no
+// code in release builds.
+#ifndef NDEBUG
+void NoteLockAcquired(LockRank rank);
+void NoteLockReleased(LockRank rank);
+#else
+inline void NoteLockAcquired(LockRank) {}
+inline void NoteLockReleased(LockRank) {}
+#endif
+
+void Mutex::lock() {
+  NoteLockAcquired(rank_);
+  if (ops_ != nullptr) {
+    ops_->mutex_lock(self_, storage_);
+  } else {
+    spin_.lock();
+  }
+}
+
+void Mutex::unlock() {
+  if (ops_ != nullptr) {
+    ops_->mutex_unlock(self_, storage_);
+  } else {
+    spin_.unlock();
+  }
+  NoteLockReleased(rank_);
+}
 
 using LockGuard = BasicLockGuard<Mutex>;
 using SpinGuard = BasicLockGuard<SpinLock>;

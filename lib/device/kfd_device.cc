@@ -201,12 +201,13 @@ Status CheckOpen(Context& ctx) {
     return ctx.diag().Error(Status::Api(HKE_STATUS_INTERNAL), kArea,
                             "a device call was made outside the open gate (lib/context/open_gate.h)");
   }
-  LockGuard g(ctx.lock());
-  const DeviceState& d = ctx.device();
+  // No lock: the shared gate fixes what Open wrote, and `forked` is atomic
+  // (lib/device/state.h).
+  DeviceState& d = ctx.device();
   if (d.open_count == 0) return FailedPrecondition();
   if (d.forked) return ForkedChild();
   if (d.kfd_fd >= 0 && ProcessChanged(ctx)) {
-    ctx.device().forked = true;
+    d.forked = true;
     return ForkedChild();
   }
   return Status::Ok();

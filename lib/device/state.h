@@ -8,14 +8,18 @@
 // that writes these fields. Other modules read what they need through
 // lib/device/kfd_device.h (Facts, KfdMinor, KfdFd, RenderNodeFd, ...).
 //
-// Threading: every field is guarded by the context lock (Context::lock(),
+// Threading: every field is written under the context lock (Context::lock(),
 // rank kDevice). Open and Close also run under the exclusive open gate, so
-// what Open writes (descriptor, version, pid) is fixed for every call that
-// holds the gate shared; `forked` and the render nodes may change under a
-// call and are read under the lock only.
+// what they write (descriptor, reference count, version, pid) is fixed for
+// every call that holds the gate shared, which may read it without the
+// lock (CheckOpen does, on every call's fast path). `forked` may change
+// under such a call (any thread's kernel reply can detect the fork), so it
+// is atomic; the render nodes change under a call and are read under the
+// lock only.
 #ifndef HKE_LIB_DEVICE_STATE_H_
 #define HKE_LIB_DEVICE_STATE_H_
 
+#include <atomic>
 #include <cstdint>
 
 #include "lib/core/config.h"
@@ -34,12 +38,31 @@ struct RenderNode {
   void* amdgpu = nullptr;
 };
 
+// `forked`: an atomic flag that the state's reset by assignment can copy.
+class ForkFlag {
+ public:
+  ForkFlag() = default;
+  ForkFlag(const ForkFlag& o) : v_(o.v_.load()) {}
+  ForkFlag& operator=(const ForkFlag& o) {
+    v_.store(o.v_.load());
+    return *this;
+  }
+  ForkFlag& operator=(bool b) {
+    v_.store(b);
+    return *this;
+  }
+  operator bool() const { return v_.load(); }
+
+ private:
+  std::atomic<bool> v_{false};
+};
+
 // The KFD device state of a context.
 struct DeviceState {
   int kfd_fd = -1;             // owned; -1 when closed
   uint32_t open_count = 0;     // hsaKmtOpenKFD reference count
   int32_t open_pid = 0;        // process that opened kfd_fd
-  bool forked = false;         // set once a fork was detected; cleared by reopen
+  ForkFlag forked;             // set once a fork was detected; cleared by reopen
   uint32_t version_major = 0;  // from GET_VERSION
   uint32_t version_minor = 0;
   RenderNode render[config::kMaxGpus];  // opened render nodes, [0, num_render)
