@@ -106,9 +106,7 @@ Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_r
   const kfd::CreateEventArgs sent = args;
   Status s = device::Ioctl(ctx, &args);
   if (!s.ok()) {
-    FixedText<96> t;
-    t.Append("CREATE_EVENT failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
+    return ctx.diag().Failed(s, kArea, "CREATE_EVENT");
   }
   kfd::CreateEventResult r{};
   // An id a live event of ours holds is not the kernel's new event: refuse
@@ -144,9 +142,7 @@ Status SetKernelEvent(Context& ctx, uint32_t id) {
   HKE_RETURN_IF_ERROR(EncodeSet(id, &a));
   const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
-    FixedText<96> t;
-    t.Append("SET_EVENT failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
+    return ctx.diag().Failed(s, kArea, "SET_EVENT");
   }
   return Status::Ok();
 }
@@ -334,9 +330,7 @@ Status PinnedSignalCall(Context& ctx, const HsaEvent* event, const char* what, b
     s = EncodeReset(id, &a);
     if (s.ok()) s = device::Ioctl(ctx, &a);
     if (!s.ok()) {
-      FixedText<96> t;
-      t.Append("RESET_EVENT failed: ").Append(StatusName(s));
-      s = ctx.diag().Error(s, kArea, t.c_str());
+      s = ctx.diag().Failed(s, kArea, "RESET_EVENT");
     }
   }
   return s;

@@ -219,9 +219,7 @@ Status SetScratchBacking(Context& ctx, const MemoryState& m, uint16_t gpu, uint6
   a.gpu_id = m.gpus[gpu].gpu_id;
   const Status s = device::Ioctl(ctx, &a);
   if (!s.ok()) {
-    FixedText<96> t;
-    t.Append("SET_SCRATCH_BACKING_VA failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
+    return ctx.diag().Failed(s, kArea, "SET_SCRATCH_BACKING_VA");
   }
   return Status::Ok();
 }

@@ -23,9 +23,7 @@ Status AllocBo(Context& ctx, const MemoryState& m, uint16_t gpu, uint32_t kfd_fl
   kfd::AllocMemoryOfGpuArgs reply = sent;
   s = device::Ioctl(ctx, &reply);
   if (!s.ok()) {
-    FixedText<128> t;
-    t.Append("ALLOC_MEMORY_OF_GPU failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
+    return ctx.diag().Failed(s, kArea, "ALLOC_MEMORY_OF_GPU");
   }
   kfd::AllocResult r{};
   if (HandleHeld(m, reply.handle)) {
@@ -103,9 +101,7 @@ Status MapOrUnmap(Context& ctx, const MemoryState& m, uint64_t handle, const Gpu
     if (io.ok()) return Status::Ok();
     const bool retryable = io.is_errno(err::kEINTR) || io.is_errno(err::kEAGAIN);
     if (!retryable || now == done) {
-      FixedText<128> t;
-      t.Append(name).Append(" failed: ").Append(StatusName(io));
-      return ctx.diag().Error(io, kArea, t.c_str());
+      return ctx.diag().Failed(io, kArea, name);
     }
     done = now;
   }

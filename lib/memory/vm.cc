@@ -274,9 +274,7 @@ Status SetPolicies(Context& ctx, MemoryState& m) {
     }
     const Status s = device::Ioctl(ctx, &a);
     if (!s.ok()) {
-      FixedText<96> t;
-      t.Append("SET_MEMORY_POLICY failed: ").Append(StatusName(s));
-      return ctx.diag().Error(s, kArea, t.c_str());
+      return ctx.diag().Failed(s, kArea, "SET_MEMORY_POLICY");
     }
   }
   return Status::Ok();

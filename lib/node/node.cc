@@ -16,9 +16,7 @@ constexpr const char* kArea = "node";
 constexpr uint32_t kGfxKaveri = 70000;
 
 Status KernelFailure(Context& ctx, const char* what, Status s) {
-  FixedText<128> t;
-  t.Append(what).Append(" failed: ").Append(StatusName(s));
-  return ctx.diag().Error(s, kArea, t.c_str());
+  return ctx.diag().Failed(s, kArea, what);
 }
 
 Status NotAGpu(Context& ctx, const char* call, uint32_t node) {
