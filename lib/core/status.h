@@ -61,6 +61,14 @@ inline constexpr Status AlreadyExists() { return Status::Api(HKE_STATUS_ALREADY_
 inline constexpr Status NotFound() { return Status::Api(HKE_STATUS_NOT_FOUND); }
 inline constexpr Status InvalidNode() { return Status::Api(HKE_STATUS_INVALID_NODE); }
 
+// The result of a structure's invariant check: OK when it `held`, else
+// INTERNAL with `why` published to *reason (when reason is not null).
+inline Status InvariantResult(bool held, const char* why, const char** reason) {
+  if (held) return Status::Ok();
+  if (reason != nullptr) *reason = why;
+  return Status::Api(HKE_STATUS_INTERNAL);
+}
+
 // Short static name ("ok", "ENOMEM", "INVALID_ARGUMENT"); never null.
 const char* StatusName(Status s);
 

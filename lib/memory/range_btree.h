@@ -206,6 +206,9 @@ class RangeBTree {
   };
 
   uint32_t LeafFor(uint64_t x) const;  // the leaf a lookup of x reaches (tree not empty)
+  // The leaf a lookup of x reaches, prefetched (its sizes too when
+  // `sizes`), and in *below the count of its keys <= x; nullptr when empty.
+  const Node* LeafAtOrBelow(uint64_t x, bool sizes, uint32_t* below) const;
   bool ShiftToSibling(const Step& step, uint32_t i);  // Insert into a full leaf
   uint32_t Allocate(uint32_t tag);  // caller has checked nodes_available()
   void Release(uint32_t index);

@@ -92,28 +92,18 @@ void RangeTree::ReplaceChild(uint32_t parent, uint32_t old_child, uint32_t new_c
   if (new_child != kNil) N(new_child).parent = parent;
 }
 
-// Left rotation: x's right child y becomes the subtree root, x becomes y's
-// left child and y's old left subtree becomes x's right subtree. Returns y.
-uint32_t RangeTree::RotateLeft(uint32_t x) {
-  const uint32_t y = N(x).right;
-  const uint32_t b = N(y).left;
+// Rotation of x: a left rotation when `left` (x's right child y becomes the
+// subtree root, x becomes y's left child and y's old left subtree becomes
+// x's right subtree), else its mirror. Returns y.
+uint32_t RangeTree::Rotate(uint32_t x, bool left) {
+  uint32_t RangeNode::*const rise = left ? &RangeNode::right : &RangeNode::left;
+  uint32_t RangeNode::*const sink = left ? &RangeNode::left : &RangeNode::right;
+  const uint32_t y = N(x).*rise;
+  const uint32_t b = N(y).*sink;
   ReplaceChild(N(x).parent, x, y);
-  N(x).right = b;
+  N(x).*rise = b;
   if (b != kNil) N(b).parent = x;
-  N(y).left = x;
-  N(x).parent = y;
-  Update(x);
-  Update(y);
-  return y;
-}
-
-uint32_t RangeTree::RotateRight(uint32_t x) {
-  const uint32_t y = N(x).left;
-  const uint32_t b = N(y).right;
-  ReplaceChild(N(x).parent, x, y);
-  N(x).left = b;
-  if (b != kNil) N(b).parent = x;
-  N(y).right = x;
+  N(y).*sink = x;
   N(x).parent = y;
   Update(x);
   Update(y);
@@ -130,12 +120,12 @@ void RangeTree::RebalanceFrom(uint32_t i) {
     const int balance = Height(n.left) - Height(n.right);
     if (balance > 1) {
       const uint32_t l = n.left;
-      if (Height(N(l).left) < Height(N(l).right)) RotateLeft(l);
-      i = RotateRight(i);
+      if (Height(N(l).left) < Height(N(l).right)) Rotate(l, /*left=*/true);
+      i = Rotate(i, /*left=*/false);
     } else if (balance < -1) {
       const uint32_t r = n.right;
-      if (Height(N(r).right) < Height(N(r).left)) RotateRight(r);
-      i = RotateLeft(i);
+      if (Height(N(r).right) < Height(N(r).left)) Rotate(r, /*left=*/false);
+      i = Rotate(i, /*left=*/true);
     }
     i = N(i).parent;
   }
@@ -463,9 +453,8 @@ Status RangeTree::CheckInvariants(const char** reason) const {
     return true;
   };
 
-  if (walk()) return Status::Ok();
-  if (reason != nullptr) *reason = why;
-  return Status::Api(HKE_STATUS_INTERNAL);
+  const bool held = walk();
+  return InvariantResult(held, why, reason);
 }
 
 }  // namespace hke::memory

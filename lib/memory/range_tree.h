@@ -182,8 +182,7 @@ class RangeTree {
   int Height(uint32_t i) const { return i == kNil ? 0 : N(i).height; }
   void Update(uint32_t i);
   void ReplaceChild(uint32_t parent, uint32_t old_child, uint32_t new_child);
-  uint32_t RotateLeft(uint32_t x);
-  uint32_t RotateRight(uint32_t x);
+  uint32_t Rotate(uint32_t x, bool left);  // left rotation when `left`, else right
   void RebalanceFrom(uint32_t i);
   uint32_t MinOf(uint32_t i) const;
   uint32_t MaxOf(uint32_t i) const;
