@@ -295,19 +295,13 @@ Status CreateKfdMapped(Context& ctx, MemoryState& m, uint16_t g, ObjectKind kind
   MemObject* o = &m.objects[slot];
   VaRange r{};
   const VaSource src = m.reserved_mode ? VaSource::kSvmCoherentArena : VaSource::kMmap;
-  Status s = ReserveVa(ctx, m, src, size, m.page_size, 0, &r);
-  if (!s.ok()) {
-    ReleaseSlot(m, slot);
-    return s;
-  }
+  Status s = ReserveVaForSlot(ctx, m, slot, src, size, m.page_size, 0, &r);
+  HKE_RETURN_IF_ERROR(s);
   o->kind = kind;
   o->owner = kind == ObjectKind::kMmio ? Owner::kVm : Owner::kQueues;
-  o->va = r.va;
+  AdoptVa(o, r);
   o->size = size;
   o->request_size = size;
-  o->reserve_base = r.reserve_base;
-  o->reserve_size = r.reserve_size;
-  o->va_source = r.source;
   o->gpu = g;
   o->node = gpu.node;
   o->mem_flags = 0;
