@@ -561,11 +561,8 @@ Status RangeBTree::Erase(uint64_t start) {
 //===----------------------------------------------------------------------===//
 
 Status RangeBTree::CheckInvariants(const char** reason) const {
-  const char* why = nullptr;
-  auto fail = [&](const char* r) {
-    why = r;
-    return false;
-  };
+  InvariantReport report;
+  auto fail = [&report](const char* why) { return report.Fail(why); };
 
   auto check = [&]() -> bool {
     if (capacity_ >= kNoNode) return fail("capacity out of range");
@@ -681,8 +678,7 @@ Status RangeBTree::CheckInvariants(const char** reason) const {
     return true;
   };
 
-  const bool held = check();
-  return InvariantResult(held, why, reason);
+  return report.Result(check(), reason);
 }
 
 }  // namespace hke::memory

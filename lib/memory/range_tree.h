@@ -183,6 +183,12 @@ class RangeTree {
   void Update(uint32_t i);
   void ReplaceChild(uint32_t parent, uint32_t old_child, uint32_t new_child);
   uint32_t Rotate(uint32_t x, bool left);  // left rotation when `left`, else right
+  uint32_t Neighbour(uint32_t i, bool next) const;  // Successor when `next`, else Predecessor
+  // The last node on one root-to-leaf path for which take(node) holds; the
+  // path goes left after a taken node when `left_after_take`, else right
+  // (and the other way after a node not taken). O(log n).
+  template <typename Take>
+  uint32_t LastTaken(Take take, bool left_after_take) const;
   void RebalanceFrom(uint32_t i);
   uint32_t MinOf(uint32_t i) const;
   uint32_t MaxOf(uint32_t i) const;
