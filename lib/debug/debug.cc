@@ -6,6 +6,7 @@
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
+#include "lib/device/round_trip.h"
 #include "lib/kfd/encode.h"
 #include "lib/node/node.h"
 #include "lib/queues/queues.h"
@@ -83,15 +84,9 @@ Status QueueSnapshotOnce(Context& ctx, uint32_t pid, DebugState& d, uint32_t cou
   HKE_RETURN_IF_ERROR(kfd::SnapshotBufferBytes(sizeof(kfd::QueueSnapshotEntry), count, &room));
   HKE_RETURN_IF_ERROR(kfd::EncodeQueueSnapshot(pid, 0, count != 0 ? Addr(d.queues) : 0,
                                                count != 0 ? sizeof(d.queues) : 0, count, &a));
-  const kfd::DbgTrapArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP GET_QUEUE_SNAPSHOT", s);
-  const Status dec = kfd::DecodeSnapshot(sent, a, out);
-  if (!dec.ok()) {
-    return ctx.diag().Error(dec, kArea,
-                            "GET_QUEUE_SNAPSHOT reply changed its request or grew the entry size");
-  }
-  return Status::Ok();
+  return device::RoundTrip(ctx, kArea, "DBG_TRAP GET_QUEUE_SNAPSHOT", &a, kfd::DecodeSnapshot,
+                           "GET_QUEUE_SNAPSHOT reply changed its request or grew the entry size",
+                           out);
 }
 
 }  // namespace
@@ -200,12 +195,9 @@ Status DbgEnable(Context& ctx, void** out_info, uint32_t* out_size) {
   kfd::DbgTrapArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeDbgTrapEnable(f.pid, f.fd, 0, Addr(&scratch),
                                                static_cast<uint32_t>(sizeof(scratch)), &a));
-  const kfd::DbgTrapArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP ENABLE", s);
   uint32_t filled = 0;
-  const Status d = kfd::DecodeDbgTrapEnable(sent, a, &filled);
-  if (!d.ok()) return ctx.diag().Error(d, kArea, "DBG_TRAP ENABLE reply changed its request");
+  HKE_RETURN_IF_ERROR(device::RoundTrip(ctx, kArea, "DBG_TRAP ENABLE", &a, kfd::DecodeDbgTrapEnable,
+                                        "DBG_TRAP ENABLE reply changed its request", &filled));
   st.runtime_info = scratch;
   *out_info = &st.runtime_info;
   *out_size = filled;
@@ -238,15 +230,10 @@ Status DeviceSnapshot(Context& ctx, void** out_data, uint32_t* out_count,
   kfd::DbgTrapArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeDeviceSnapshot(f.pid, 0, Addr(st.devices), sizeof(st.devices),
                                                 config::kMaxGpus, &a));
-  const kfd::DbgTrapArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP GET_DEVICE_SNAPSHOT", s);
   kfd::SnapshotResult r{};
-  const Status d = kfd::DecodeSnapshot(sent, a, &r);
-  if (!d.ok()) {
-    return ctx.diag().Error(d, kArea,
-                            "GET_DEVICE_SNAPSHOT reply changed its request or grew the entry size");
-  }
+  HKE_RETURN_IF_ERROR(device::RoundTrip(
+      ctx, kArea, "DBG_TRAP GET_DEVICE_SNAPSHOT", &a, kfd::DecodeSnapshot,
+      "GET_DEVICE_SNAPSHOT reply changed its request or grew the entry size", &r));
   if (r.available > r.filled) {
     FixedText<128> m;
     m.Append("the kernel has ")

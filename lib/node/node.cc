@@ -3,6 +3,7 @@
 
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
+#include "lib/device/round_trip.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/topology/keys.h"
@@ -75,19 +76,15 @@ Status GetClockCounters(Context& ctx, uint32_t node, HsaClockCounters* out) {
   for (uint32_t i = 0; i < samples; ++i) {
     kfd::GetClockCountersArgs a{};
     HKE_RETURN_IF_ERROR(kfd::EncodeGetClockCounters(n.gpu_id, &a));
-    const kfd::GetClockCountersArgs sent = a;
     uint64_t before = 0;
     uint64_t after = 0;
     const bool timed = ctx.platform().ClockNs(HKE_CLOCK_MONOTONIC_RAW, &before).ok();
-    const Status s = device::Ioctl(ctx, &a);
-    if (!s.ok()) return KernelFailure(ctx, "GET_CLOCK_COUNTERS", s);
     kfd::ClockSample sample{};
-    const Status d = kfd::DecodeGetClockCounters(sent, a, &sample);
-    if (!d.ok()) {
-      return ctx.diag().Error(d, kArea,
-                              "GET_CLOCK_COUNTERS reply changed gpu_id, has no frequency or "
-                              "gave a CPU node a GPU counter");
-    }
+    HKE_RETURN_IF_ERROR(
+        device::RoundTrip(ctx, kArea, "GET_CLOCK_COUNTERS", &a, kfd::DecodeGetClockCounters,
+                          "GET_CLOCK_COUNTERS reply changed gpu_id, has no frequency or "
+                          "gave a CPU node a GPU counter",
+                          &sample));
     const bool timed_after = timed && ctx.platform().ClockNs(HKE_CLOCK_MONOTONIC_RAW, &after).ok();
     const uint64_t elapsed = timed_after && after >= before ? after - before : UINT64_MAX;
     if (!have || elapsed < best_elapsed) {
@@ -131,16 +128,12 @@ Status GetTileConfig(Context& ctx, uint32_t node, HsaGpuTileConfig* config) {
                             "GetTileConfig: the counts are above 4096 or the arrays wrap the "
                             "address space");
   }
-  const kfd::GetTileConfigArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "GET_TILE_CONFIG", s);
   kfd::TileConfigResult r{};
-  const Status d = kfd::DecodeGetTileConfig(sent, a, &r);
-  if (!d.ok()) {
-    return ctx.diag().Error(d, kArea,
-                            "GET_TILE_CONFIG reported more entries than the arrays hold or "
-                            "changed its pointers");
-  }
+  HKE_RETURN_IF_ERROR(
+      device::RoundTrip(ctx, kArea, "GET_TILE_CONFIG", &a, kfd::DecodeGetTileConfig,
+                        "GET_TILE_CONFIG reported more entries than the arrays hold or "
+                        "changed its pointers",
+                        &r));
   HsaGpuTileConfig outv = in;
   outv.NumTileConfigs = r.num_tile_configs;
   outv.NumMacroTileConfigs = r.num_macro_tile_configs;
