@@ -85,12 +85,13 @@ class Mutex {
   alignas(8) unsigned char storage_[HKE_PLATFORM_MUTEX_BYTES];
 };
 
-// Holds a lock for one scope.
-template <typename L>
+// Holds a lock for one scope: `Enter` on construction, `Leave` at scope
+// exit (lock/unlock unless named, as OpenGate's shared side does).
+template <typename L, void (L::*Enter)() = &L::lock, void (L::*Leave)() = &L::unlock>
 class BasicLockGuard {
  public:
-  explicit BasicLockGuard(L& l) : l_(l) { l_.lock(); }
-  ~BasicLockGuard() { l_.unlock(); }
+  explicit BasicLockGuard(L& l) : l_(l) { (l_.*Enter)(); }
+  ~BasicLockGuard() { (l_.*Leave)(); }
   BasicLockGuard(const BasicLockGuard&) = delete;
   BasicLockGuard& operator=(const BasicLockGuard&) = delete;
 
