@@ -79,9 +79,6 @@ Status Lookup(QueuesState& q, uint64_t id, uint32_t epoch, QueueSlot** out) {
   return Status::Ok();
 }
 
-// The current open epoch; queues and doorbell mappings of an older epoch
-// (a forked child's inheritance: the kernel never knew them in this
-// process) are forgotten without I/O. queues_lock held.
 // Facts of the memory subsystem fixed at VM bring-up, read under its lock.
 struct VmFacts {
   uint32_t page_size;
@@ -92,6 +89,9 @@ VmFacts ReadVm(Context& ctx) {
   return VmFacts{ctx.memory().page_size, ctx.memory().dgpu};
 }
 
+// The current open epoch; queues and doorbell mappings of an older epoch
+// (a forked child's inheritance: the kernel never knew them in this
+// process) are forgotten without I/O. queues_lock held.
 uint32_t CurrentEpoch(Context& ctx) {
   uint32_t epoch = 0;
   {
@@ -106,6 +106,33 @@ uint32_t CurrentEpoch(Context& ctx) {
   }
   return epoch;
 }
+
+// A live queue of the current open, for one call: Acquire checks the
+// device is open, takes the queues lock (held until the scope ends) and
+// looks the handle up (INVALID_HANDLE for an unknown or stale one).
+class QueueRef {
+ public:
+  QueueRef() = default;
+  ~QueueRef() {
+    if (lock_ != nullptr) lock_->unlock();
+  }
+  QueueRef(const QueueRef&) = delete;
+  QueueRef& operator=(const QueueRef&) = delete;
+
+  Status Acquire(Context& ctx, uint64_t queue_id) {
+    HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+    lock_ = &ctx.queues_lock();
+    lock_->lock();
+    return Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &slot_);
+  }
+  QueueSlot* get() const { return slot_; }
+  QueueSlot* operator->() const { return slot_; }
+  QueueSlot& operator*() const { return *slot_; }
+
+ private:
+  Mutex* lock_ = nullptr;
+  QueueSlot* slot_ = nullptr;
+};
 
 // Buffers ------------------------------------------------------------------
 
@@ -466,10 +493,8 @@ Status Update(Context& ctx, uint64_t queue_id, uint32_t percentage, int64_t prio
   // percentage 0 does); an update with a ring enables it again.
   Status s = CheckRing(ring_va, ring_size, true);
   if (!s.ok()) return RingError(ctx, s, true);
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   kfd::QueueUpdate u{};
   u.queue_id = qs->kfd_queue_id;
   u.ring_base = ring_va;
@@ -487,11 +512,9 @@ Status Update(Context& ctx, uint64_t queue_id, uint32_t percentage, int64_t prio
 }
 
 Status Destroy(Context& ctx, uint64_t queue_id) {
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   QueuesState& q = ctx.queues();
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(q, queue_id, CurrentEpoch(ctx), &qs));
   kfd::DestroyQueueArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeDestroyQueue(qs->kfd_queue_id, &a));
   const Status s = device::Ioctl(ctx, &a);
@@ -502,7 +525,7 @@ Status Destroy(Context& ctx, uint64_t queue_id) {
                             "freeing a destroyed queue's buffers failed; memory teardown keeps them");
   }
   DropDoorbell(q, qs->gpu);
-  q.slots.Free(q.slots.IndexOf(qs));
+  q.slots.Free(q.slots.IndexOf(qs.get()));
   return Status::Ok();
 }
 
@@ -512,10 +535,8 @@ Status SetCuMask(Context& ctx, uint64_t queue_id, uint32_t num_bits, const uint3
     return ctx.diag().Error(InvalidArgument(), kArea,
                             "a CU mask is a nonzero multiple of 32 bits, at most 1024");
   }
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   kfd::SetCuMaskArgs a{};
   Status s = kfd::EncodeSetCuMask(qs->kfd_queue_id,
                                   static_cast<uint64_t>(reinterpret_cast<uintptr_t>(mask)),
@@ -531,10 +552,8 @@ Status SetCuMask(Context& ctx, uint64_t queue_id, uint32_t num_bits, const uint3
 
 Status GetInfo(Context& ctx, uint64_t queue_id, HsaQueueInfo* out) {
   if (out == nullptr) return InvalidArgument();
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   if (qs->cwsr_va == 0) {
     return ctx.diag().Error(Unsupported(), kArea,
                             "the queue has no context save area (not a compute queue on gfx8+)");
@@ -565,10 +584,8 @@ Status GetInfo(Context& ctx, uint64_t queue_id, HsaQueueInfo* out) {
 
 Status AllocGws(Context& ctx, uint64_t queue_id, uint32_t num_gws, uint32_t* out_first) {
   if (out_first == nullptr) return InvalidArgument();
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   kfd::AllocQueueGwsArgs a{};
   a.queue_id = qs->kfd_queue_id;
   a.num_gws = num_gws;
