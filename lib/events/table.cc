@@ -105,9 +105,7 @@ Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_r
   HKE_RETURN_IF_ERROR(kfd::EncodeCreateEvent(req, &args));
   const kfd::CreateEventArgs sent = args;
   Status s = device::Ioctl(ctx, &args);
-  if (!s.ok()) {
-    return ctx.diag().Failed(s, kArea, "CREATE_EVENT");
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "CREATE_EVENT");
   kfd::CreateEventResult r{};
   // An id a live event of ours holds is not the kernel's new event: refuse
   // it and destroy nothing (the real new event cannot be named). O(slots),
@@ -141,9 +139,7 @@ Status SetKernelEvent(Context& ctx, uint32_t id) {
   kfd::SetEventArgs a{};
   HKE_RETURN_IF_ERROR(EncodeSet(id, &a));
   const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) {
-    return ctx.diag().Failed(s, kArea, "SET_EVENT");
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "SET_EVENT");
   return Status::Ok();
 }
 

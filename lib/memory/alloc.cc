@@ -218,9 +218,7 @@ Status SetScratchBacking(Context& ctx, const MemoryState& m, uint16_t gpu, uint6
   a.va_addr = va >> 16;
   a.gpu_id = m.gpus[gpu].gpu_id;
   const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) {
-    return ctx.diag().Failed(s, kArea, "SET_SCRATCH_BACKING_VA");
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "SET_SCRATCH_BACKING_VA");
   return Status::Ok();
 }
 

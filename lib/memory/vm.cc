@@ -273,9 +273,7 @@ Status SetPolicies(Context& ctx, MemoryState& m) {
       a.alternate_aperture_size = m.svm_limit - m.svm_base + 1;
     }
     const Status s = device::Ioctl(ctx, &a);
-    if (!s.ok()) {
-      return ctx.diag().Failed(s, kArea, "SET_MEMORY_POLICY");
-    }
+    if (!s.ok()) return ctx.diag().Failed(s, kArea, "SET_MEMORY_POLICY");
   }
   return Status::Ok();
 }
