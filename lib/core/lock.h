@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "hsakmt/hsakmt_platform.h"
+#include "lib/core/status.h"
 
 namespace hke {
 
@@ -101,6 +102,17 @@ class BasicLockGuard {
 
 using LockGuard = BasicLockGuard<Mutex>;
 using SpinGuard = BasicLockGuard<SpinLock>;
+
+// Publishes to *out what `read` returns when run with `lock` held (a
+// consistent snapshot of the state the lock guards); INVALID_ARGUMENT,
+// with nothing read, for a null out.
+template <typename T, typename L, typename Read>
+Status ReadLocked(L& lock, T* out, Read read) {
+  if (out == nullptr) return InvalidArgument();
+  BasicLockGuard<L> g(lock);
+  *out = read();
+  return Status::Ok();
+}
 
 }  // namespace hke
 

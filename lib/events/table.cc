@@ -399,19 +399,15 @@ void Forget(Context& ctx) {
 }
 
 Status GetStats(Context& ctx, Stats* out) {
-  if (out == nullptr) return InvalidArgument();
-  LockGuard g(ctx.events_lock());
-  const EventsState& st = ctx.events();
-  Stats s{};
-  s.live = st.slots.live();
-  s.capacity = kMaxEvents;
-  s.slots_touched = st.slots.high_water();
-  s.pool_in_use = kWaitPoolBuffers - static_cast<uint32_t>(__builtin_popcount(st.pool_free));
-  s.pool_high_water = st.pool_high_water;
-  s.page_va = st.page_epoch != 0 ? st.page_va : 0;
-  s.page_from_kernel = st.page_kind == PageKind::kKernelMapping;
-  *out = s;
-  return Status::Ok();
+  return ReadLocked(ctx.events_lock(), out, [&st = ctx.events()] {
+    Stats s{};
+    st.slots.FillStats(&s);
+    s.pool_in_use = kWaitPoolBuffers - static_cast<uint32_t>(__builtin_popcount(st.pool_free));
+    s.pool_high_water = st.pool_high_water;
+    s.page_va = st.page_epoch != 0 ? st.page_va : 0;
+    s.page_from_kernel = st.page_kind == PageKind::kKernelMapping;
+    return s;
+  });
 }
 
 }  // namespace hke::events

@@ -596,18 +596,14 @@ Status AllocGws(Context& ctx, uint64_t queue_id, uint32_t num_gws, uint32_t* out
 }
 
 Status GetStats(Context& ctx, Stats* out) {
-  if (out == nullptr) return InvalidArgument();
-  LockGuard lock(ctx.queues_lock());
-  const QueuesState& q = ctx.queues();
-  Stats st{};
-  st.live = q.slots.live();
-  st.capacity = config::kMaxQueues;
-  st.slots_touched = q.slots.high_water();
-  for (uint32_t g = 0; g < config::kMaxGpus; ++g) {
-    if (q.doorbells[g].va != 0) ++st.doorbell_mappings;
-  }
-  *out = st;
-  return Status::Ok();
+  return ReadLocked(ctx.queues_lock(), out, [&q = ctx.queues()] {
+    Stats st{};
+    q.slots.FillStats(&st);
+    for (uint32_t g = 0; g < config::kMaxGpus; ++g) {
+      if (q.doorbells[g].va != 0) ++st.doorbell_mappings;
+    }
+    return st;
+  });
 }
 
 Status KernelQueueId(Context& ctx, uint64_t queue_id, uint32_t* out) {

@@ -232,10 +232,7 @@ Status GetInfo(Context& ctx, uint64_t queue_id, HsaQueueInfo* out);
 Status AllocGws(Context& ctx, uint64_t queue_id, uint32_t num_gws, uint32_t* out_first);
 
 // Introspection for tests and tools.
-struct Stats {
-  uint32_t live;
-  uint32_t capacity;
-  uint32_t slots_touched;
+struct Stats : SlotStats {  // the queue table's counters
   uint32_t doorbell_mappings;
 };
 Status GetStats(Context& ctx, Stats* out);
