@@ -94,12 +94,8 @@ Status GetClockCounters(Context& ctx, uint32_t node, HsaClockCounters* out) {
     }
     if (!timed_after) break;  // no clock: one sample is all that can be judged
   }
-  HsaClockCounters c{};
-  c.GPUClockCounter = best.gpu;
-  c.CPUClockCounter = best.cpu;
-  c.SystemClockCounter = best.system;
-  c.SystemClockFrequencyHz = best.frequency;
-  *out = c;
+  // GPU, CPU and system counters, then the system clock's frequency.
+  *out = HsaClockCounters{best.gpu, best.cpu, best.system, best.frequency};
   return Status::Ok();
 }
 
@@ -134,13 +130,12 @@ Status GetTileConfig(Context& ctx, uint32_t node, HsaGpuTileConfig* config) {
                         "GET_TILE_CONFIG reported more entries than the arrays hold or "
                         "changed its pointers",
                         &r));
-  HsaGpuTileConfig outv = in;
-  outv.NumTileConfigs = r.num_tile_configs;
-  outv.NumMacroTileConfigs = r.num_macro_tile_configs;
-  outv.GbAddrConfig = r.gb_addr_config;
-  outv.NumBanks = r.num_banks;
-  outv.NumRanks = r.num_ranks;
-  *config = outv;
+  // Success: the counts and the GPU's facts; the arrays were filled in place.
+  config->NumTileConfigs = r.num_tile_configs;
+  config->NumMacroTileConfigs = r.num_macro_tile_configs;
+  config->GbAddrConfig = r.gb_addr_config;
+  config->NumBanks = r.num_banks;
+  config->NumRanks = r.num_ranks;
   return Status::Ok();
 }
 
