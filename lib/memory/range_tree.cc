@@ -287,7 +287,7 @@ uint32_t RangeTree::LowerBound(uint64_t start, uint64_t size) const {
       /*left_after_take=*/true);
 }
 
-uint32_t RangeTree::FindLastStartingAtOrBefore(uint64_t addr) const {
+uint32_t RangeTree::FindAtOrBelow(uint64_t addr) const {
   return LastTaken([addr](const RangeNode& c) { return c.start <= addr; },
                    /*left_after_take=*/false);
 }
