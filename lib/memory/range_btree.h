@@ -1,5 +1,9 @@
 // A fixed-capacity B+tree index of DISJOINT address ranges, laid out for few
-// cache misses per lookup (the live-object index behind QueryPointerInfo).
+// cache misses per lookup: the object address index (va_index, behind
+// QueryPointerInfo and every call by address) and the handle index. Ranges
+// that overlap, or keys that are not addresses, go to range_tree.h's AVL
+// RangeTree; the lookups (FindExact, FindContaining, FindAtOrBelow) mean
+// the same in both.
 //
 // Entries. Each entry is (start, size, value); `start` is the key and is
 // unique. A range covers [start, start + size); a size-0 entry covers only
