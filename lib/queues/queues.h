@@ -37,7 +37,7 @@
 //    queue_id * 4 (older GPUs).
 //  - Checks made before any ioctl, each with a diagnostics message: the
 //    ring (non-null, 256-byte aligned, a power of two of at least 1 KiB and
-//    at most 4 GiB: the kernel silently rounds smaller rings up to 1 KiB and
+//    at most 2 GiB: the kernel silently rounds smaller rings up to 1 KiB and
 //    would write past a smaller buffer), the type, the priority (-3..3,
 //    mapped to the kernel's 0..15 by PriorityToKfd), the percentage (low
 //    byte at most 100, bits 8-15 a PM4 target XCC), the SDMA engine id of
