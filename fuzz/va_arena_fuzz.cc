@@ -21,7 +21,7 @@
 //    RESOURCE_EXHAUSTED only when fewer than 2 nodes are free);
 //  - allocations are aligned, inside the aperture and disjoint from every
 //    live allocation; lookups (FindExact, FindContaining,
-//    FindLastStartingAtOrBefore, IsFree) agree with a brute-force search,
+//    FindAtOrBelow, IsFree) agree with a brute-force search,
 //    on the disjoint index and on the overlapping registrations;
 //  - Insert into the registration tree fails exactly when the model says
 //    (ALREADY_EXISTS for a present key, RESOURCE_EXHAUSTED for an empty
@@ -311,7 +311,7 @@ void OpLookup(State& s, Input& in) {
     HKE_FUZZ_ASSERT(s.index->FindExact(l.addr, l.size, l.id + 0x80000000u) == kNil);
     const uint64_t inner = l.addr + (in.U32() % l.size);
     HKE_FUZZ_ASSERT(s.index->FindContaining(inner) == node);
-    HKE_FUZZ_ASSERT(s.index->FindLastStartingAtOrBefore(inner) == node);
+    HKE_FUZZ_ASSERT(s.index->FindAtOrBelow(inner) == node);
     HKE_FUZZ_ASSERT(!s.arena->IsFree(l.addr, s.granule));
     const Fingerprint before = Take(s);
     HKE_FUZZ_ASSERT(s.arena->AllocateAt(l.addr, l.size).is_api(HKE_STATUS_ALREADY_EXISTS));
@@ -427,7 +427,7 @@ void OpRegLookup(State& s, Input& in) {
     const RangeNode& n = s.regs->node(got);
     HKE_FUZZ_ASSERT(n.start == want->start && n.size == want->size && n.value == want->value);
   }
-  const uint32_t le = s.regs->FindLastStartingAtOrBefore(addr);
+  const uint32_t le = s.regs->FindAtOrBelow(addr);
   if (last_at_or_before == nullptr) {
     HKE_FUZZ_ASSERT(le == kNil);
   } else {

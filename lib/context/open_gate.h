@@ -37,6 +37,8 @@
 #include <atomic>
 #include <cstdint>
 
+#include "lib/core/lock.h"
+
 namespace hke {
 
 class OpenGate {
@@ -83,16 +85,7 @@ class OpenGate {
 };
 
 // A shared hold for the scope of one call.
-class SharedGate {
- public:
-  explicit SharedGate(OpenGate& g) : g_(g) { g_.EnterShared(); }
-  ~SharedGate() { g_.LeaveShared(); }
-  SharedGate(const SharedGate&) = delete;
-  SharedGate& operator=(const SharedGate&) = delete;
-
- private:
-  OpenGate& g_;
-};
+using SharedGate = BasicLockGuard<OpenGate, &OpenGate::EnterShared, &OpenGate::LeaveShared>;
 
 }  // namespace hke
 

@@ -10,31 +10,35 @@
 
 namespace hke {
 
+namespace checked_detail {
+// Publishes *r to *out only when the operation did not overflow. Takes r
+// by pointer: it is read after the call's arguments (the builtin that
+// writes it among them) are evaluated.
+template <typename T>
+constexpr bool Publish(bool overflowed, const T* r, T* out) {
+  static_assert(std::is_integral<T>::value, "integers only");
+  if (overflowed) return false;
+  *out = *r;
+  return true;
+}
+}  // namespace checked_detail
+
 template <typename T>
 [[nodiscard]] constexpr bool CheckedAdd(T a, T b, T* out) {
-  static_assert(std::is_integral<T>::value, "integers only");
   T r{};
-  if (__builtin_add_overflow(a, b, &r)) return false;
-  *out = r;
-  return true;
+  return checked_detail::Publish(__builtin_add_overflow(a, b, &r), &r, out);
 }
 
 template <typename T>
 [[nodiscard]] constexpr bool CheckedSub(T a, T b, T* out) {
-  static_assert(std::is_integral<T>::value, "integers only");
   T r{};
-  if (__builtin_sub_overflow(a, b, &r)) return false;
-  *out = r;
-  return true;
+  return checked_detail::Publish(__builtin_sub_overflow(a, b, &r), &r, out);
 }
 
 template <typename T>
 [[nodiscard]] constexpr bool CheckedMul(T a, T b, T* out) {
-  static_assert(std::is_integral<T>::value, "integers only");
   T r{};
-  if (__builtin_mul_overflow(a, b, &r)) return false;
-  *out = r;
-  return true;
+  return checked_detail::Publish(__builtin_mul_overflow(a, b, &r), &r, out);
 }
 
 // Converts between integer types; false when the value does not fit.

@@ -16,4 +16,11 @@ Status Diag::Report(hke_diag_level level, Status status, const char* area, const
   return status;
 }
 
+Status Diag::Failed(Status status, const char* area, const char* what) const {
+  if (fn_ == nullptr) return status;
+  FixedText<kMessageCapacity> t;
+  t.Append(what).Append(" failed: ").Append(StatusName(status));
+  return Error(status, area, t.c_str());
+}
+
 }  // namespace hke

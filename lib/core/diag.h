@@ -34,6 +34,10 @@ class Diag {
     return Report(HKE_DIAG_ERROR, status, area, message, path, line);
   }
 
+  // Reports "`what` failed: <status name>" as an error and returns `status`:
+  // the message of a kernel call (an ioctl, mmap) that failed.
+  Status Failed(Status status, const char* area, const char* what) const;
+
  private:
   hke_diag_fn fn_ = nullptr;
   void* user_ = nullptr;

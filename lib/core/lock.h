@@ -31,6 +31,7 @@
 #include <cstdint>
 
 #include "hsakmt/hsakmt_platform.h"
+#include "lib/core/status.h"
 
 namespace hke {
 
@@ -87,12 +88,13 @@ class Mutex {
   alignas(8) unsigned char storage_[HKE_PLATFORM_MUTEX_BYTES];
 };
 
-// Holds a lock for one scope.
-template <typename L>
+// Holds a lock for one scope: `Enter` on construction, `Leave` at scope
+// exit (lock/unlock unless named, as OpenGate's shared side does).
+template <typename L, void (L::*Enter)() = &L::lock, void (L::*Leave)() = &L::unlock>
 class BasicLockGuard {
  public:
-  explicit BasicLockGuard(L& l) : l_(l) { l_.lock(); }
-  ~BasicLockGuard() { l_.unlock(); }
+  explicit BasicLockGuard(L& l) : l_(l) { (l_.*Enter)(); }
+  ~BasicLockGuard() { (l_.*Leave)(); }
   BasicLockGuard(const BasicLockGuard&) = delete;
   BasicLockGuard& operator=(const BasicLockGuard&) = delete;
 
@@ -130,6 +132,17 @@ void Mutex::unlock() {
 
 using LockGuard = BasicLockGuard<Mutex>;
 using SpinGuard = BasicLockGuard<SpinLock>;
+
+// Publishes to *out what `read` returns when run with `lock` held (a
+// consistent snapshot of the state the lock guards); INVALID_ARGUMENT,
+// with nothing read, for a null out.
+template <typename T, typename L, typename Read>
+Status ReadLocked(L& lock, T* out, Read read) {
+  if (out == nullptr) return InvalidArgument();
+  BasicLockGuard<L> g(lock);
+  *out = read();
+  return Status::Ok();
+}
 
 }  // namespace hke
 

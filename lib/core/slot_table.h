@@ -88,6 +88,14 @@ struct SlotMeta {
   SlotState state;
 };
 
+// The counters of a table a module's introspection reports (its Stats
+// derives from this).
+struct SlotStats {
+  uint32_t live;           // live()
+  uint32_t capacity;       // capacity()
+  uint32_t slots_touched;  // high_water()
+};
+
 class SlotTable {
  public:
   static constexpr uint32_t kNoSlot = 0xffffffffu;
@@ -112,6 +120,12 @@ class SlotTable {
   uint32_t live() const { return live_; }
   // Slots in kReserved state.
   uint32_t reserved() const { return reserved_; }
+  // live, capacity and high water into a module's Stats.
+  void FillStats(SlotStats* out) const {
+    out->live = live_;
+    out->capacity = capacity_;
+    out->slots_touched = high_water_;
+  }
 
   // Takes a slot by the policy's order, advances its generation and marks
   // it kReserved (no pins). false, with nothing changed, when every slot is

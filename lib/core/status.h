@@ -61,6 +61,26 @@ inline constexpr Status AlreadyExists() { return Status::Api(HKE_STATUS_ALREADY_
 inline constexpr Status NotFound() { return Status::Api(HKE_STATUS_NOT_FOUND); }
 inline constexpr Status InvalidNode() { return Status::Api(HKE_STATUS_INVALID_NODE); }
 
+// A structure's invariant check: Fail records the broken invariant (and
+// returns false, for `return report.Fail("...")`); Result is OK when
+// the check held, else INTERNAL with the reason published to *reason (when
+// reason is not null).
+class InvariantReport {
+ public:
+  bool Fail(const char* why) {
+    why_ = why;
+    return false;
+  }
+  Status Result(bool held, const char** reason) const {
+    if (held) return Status::Ok();
+    if (reason != nullptr) *reason = why_;
+    return Status::Api(HKE_STATUS_INTERNAL);
+  }
+
+ private:
+  const char* why_ = nullptr;
+};
+
 // Short static name ("ok", "ENOMEM", "INVALID_ARGUMENT"); never null.
 const char* StatusName(Status s);
 

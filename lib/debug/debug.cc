@@ -6,6 +6,7 @@
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
+#include "lib/device/round_trip.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
 #include "lib/node/node.h"
@@ -20,9 +21,7 @@ namespace {
 constexpr const char* kArea = "debug";
 
 Status KernelFailure(Context& ctx, const char* what, Status s) {
-  FixedText<128> t;
-  t.Append(what).Append(" failed: ").Append(StatusName(s));
-  return ctx.diag().Error(s, kArea, t.c_str());
+  return ctx.diag().Failed(s, kArea, what);
 }
 
 uint64_t Addr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
@@ -59,23 +58,66 @@ Status DebuggerFacts(Context& ctx, const char* call, OpenFacts* out) {
   return Status::Ok();
 }
 
-// Clears a busy flag on scope exit.
+// Holds a call's busy flag for its scope once Take succeeded.
 class BusyGuard {
  public:
-  explicit BusyGuard(std::atomic<uint32_t>& flag) : flag_(flag) {
-    taken_ = flag_.exchange(1, std::memory_order_acquire) == 0;
-  }
+  BusyGuard() = default;
   ~BusyGuard() {
-    if (taken_) flag_.store(0, std::memory_order_release);
+    if (flag_ != nullptr) flag_->store(0, std::memory_order_release);
   }
-  bool taken() const { return taken_; }
   BusyGuard(const BusyGuard&) = delete;
   BusyGuard& operator=(const BusyGuard&) = delete;
 
+  // false when another thread holds `flag`.
+  bool Take(std::atomic<uint32_t>& flag) {
+    if (flag.exchange(1, std::memory_order_acquire) != 0) return false;
+    flag_ = &flag;
+    return true;
+  }
+
  private:
-  std::atomic<uint32_t>& flag_;
-  bool taken_ = false;
+  std::atomic<uint32_t>* flag_ = nullptr;
 };
+
+// Starts a call that runs alone on its context: the debugger facts, then
+// the call's busy flag (UNAVAILABLE while another thread runs the call).
+Status BeginExclusive(Context& ctx, const char* call, std::atomic<uint32_t>& flag,
+                      BusyGuard* busy, OpenFacts* f) {
+  HKE_RETURN_IF_ERROR(DebuggerFacts(ctx, call, f));
+  if (busy->Take(flag)) return Status::Ok();
+  FixedText<96> m;
+  m.Append(call).Append(" is already running on this context");
+  return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea, m.c_str());
+}
+
+// A snapshot larger than the context's block: RESOURCE_EXHAUSTED naming
+// the bound (`what`: " devices, more than config::kMaxGpus").
+Status TooMany(Context& ctx, uint32_t available, const char* what) {
+  FixedText<128> m;
+  m.Append("the kernel has ").AppendU64(available).Append(what);
+  return ctx.diag().Error(Exhausted(), kArea, m.c_str());
+}
+
+// The frame of the snapshot calls: the outputs checked, BeginExclusive,
+// then `take(facts, &count)` fills `block`; the block, the count and the
+// entry size are published only on success.
+template <typename Take>
+Status SnapshotCall(Context& ctx, const char* call, std::atomic<uint32_t>& flag, void* block,
+                    size_t entry_size, void** out_data, uint32_t* out_count,
+                    uint32_t* out_entry_size, Take take) {
+  if (out_data == nullptr || out_count == nullptr || out_entry_size == nullptr) {
+    return InvalidArgument();
+  }
+  OpenFacts f{};
+  BusyGuard busy;
+  HKE_RETURN_IF_ERROR(BeginExclusive(ctx, call, flag, &busy, &f));
+  uint32_t count = 0;
+  HKE_RETURN_IF_ERROR(take(f, &count));
+  *out_data = block;
+  *out_count = count;
+  *out_entry_size = static_cast<uint32_t>(entry_size);
+  return Status::Ok();
+}
 
 // One GET_QUEUE_SNAPSHOT; `count` 0 asks for the number only.
 Status QueueSnapshotOnce(Context& ctx, uint32_t pid, DebugState& d, uint32_t count,
@@ -85,15 +127,9 @@ Status QueueSnapshotOnce(Context& ctx, uint32_t pid, DebugState& d, uint32_t cou
   HKE_RETURN_IF_ERROR(kfd::SnapshotBufferBytes(sizeof(kfd::QueueSnapshotEntry), count, &room));
   HKE_RETURN_IF_ERROR(kfd::EncodeQueueSnapshot(pid, 0, count != 0 ? Addr(d.queues) : 0,
                                                count != 0 ? sizeof(d.queues) : 0, count, &a));
-  const kfd::DbgTrapArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP GET_QUEUE_SNAPSHOT", s);
-  const Status dec = kfd::DecodeSnapshot(sent, a, out);
-  if (!dec.ok()) {
-    return ctx.diag().Error(dec, kArea,
-                            "GET_QUEUE_SNAPSHOT reply changed its request or grew the entry size");
-  }
-  return Status::Ok();
+  return device::RoundTrip(ctx, kArea, "DBG_TRAP GET_QUEUE_SNAPSHOT", &a, kfd::DecodeSnapshot,
+                           "GET_QUEUE_SNAPSHOT reply changed its request or grew the entry size",
+                           out);
 }
 
 }  // namespace
@@ -187,26 +223,19 @@ Status RuntimeCapabilities(Context& ctx, uint32_t* out) {
 
 Status DbgEnable(Context& ctx, void** out_info, uint32_t* out_size) {
   if (out_info == nullptr || out_size == nullptr) return InvalidArgument();
-  OpenFacts f{};
-  HKE_RETURN_IF_ERROR(DebuggerFacts(ctx, "DbgEnable", &f));
   DebugState& st = ctx.debug();
-  BusyGuard busy(st.enable_busy);
-  if (!busy.taken()) {
-    return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea,
-                            "DbgEnable is already running on this context");
-  }
+  OpenFacts f{};
+  BusyGuard busy;
+  HKE_RETURN_IF_ERROR(BeginExclusive(ctx, "DbgEnable", st.enable_busy, &busy, &f));
   // The kernel writes into a scratch block; the published block changes
   // only on success.
   kfd::RuntimeInfo scratch{};
   kfd::DbgTrapArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeDbgTrapEnable(f.pid, f.fd, 0, Addr(&scratch),
                                                static_cast<uint32_t>(sizeof(scratch)), &a));
-  const kfd::DbgTrapArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP ENABLE", s);
   uint32_t filled = 0;
-  const Status d = kfd::DecodeDbgTrapEnable(sent, a, &filled);
-  if (!d.ok()) return ctx.diag().Error(d, kArea, "DBG_TRAP ENABLE reply changed its request");
+  HKE_RETURN_IF_ERROR(device::RoundTrip(ctx, kArea, "DBG_TRAP ENABLE", &a, kfd::DecodeDbgTrapEnable,
+                                        "DBG_TRAP ENABLE reply changed its request", &filled));
   st.runtime_info = scratch;
   *out_info = &st.runtime_info;
   *out_size = filled;
@@ -225,83 +254,51 @@ Status DbgDisable(Context& ctx) {
 
 Status DeviceSnapshot(Context& ctx, void** out_data, uint32_t* out_count,
                       uint32_t* out_entry_size) {
-  if (out_data == nullptr || out_count == nullptr || out_entry_size == nullptr) {
-    return InvalidArgument();
-  }
-  OpenFacts f{};
-  HKE_RETURN_IF_ERROR(DebuggerFacts(ctx, "DbgGetDeviceData", &f));
   DebugState& st = ctx.debug();
-  BusyGuard busy(st.devices_busy);
-  if (!busy.taken()) {
-    return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea,
-                            "DbgGetDeviceData is already running on this context");
-  }
-  kfd::DbgTrapArgs a{};
-  HKE_RETURN_IF_ERROR(kfd::EncodeDeviceSnapshot(f.pid, 0, Addr(st.devices), sizeof(st.devices),
-                                                config::kMaxGpus, &a));
-  const kfd::DbgTrapArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP GET_DEVICE_SNAPSHOT", s);
-  kfd::SnapshotResult r{};
-  const Status d = kfd::DecodeSnapshot(sent, a, &r);
-  if (!d.ok()) {
-    return ctx.diag().Error(d, kArea,
-                            "GET_DEVICE_SNAPSHOT reply changed its request or grew the entry size");
-  }
-  if (r.available > r.filled) {
-    FixedText<128> m;
-    m.Append("the kernel has ")
-        .AppendU64(r.available)
-        .Append(" devices, more than config::kMaxGpus");
-    return ctx.diag().Error(Exhausted(), kArea, m.c_str());
-  }
-  *out_data = st.devices;
-  *out_count = r.filled;
-  *out_entry_size = static_cast<uint32_t>(sizeof(kfd::DbgDeviceInfoEntry));
-  return Status::Ok();
+  return SnapshotCall(
+      ctx, "DbgGetDeviceData", st.devices_busy, st.devices, sizeof(kfd::DbgDeviceInfoEntry),
+      out_data, out_count, out_entry_size, [&](const OpenFacts& f, uint32_t* count) {
+        kfd::DbgTrapArgs a{};
+        HKE_RETURN_IF_ERROR(kfd::EncodeDeviceSnapshot(f.pid, 0, Addr(st.devices),
+                                                      sizeof(st.devices), config::kMaxGpus, &a));
+        kfd::SnapshotResult r{};
+        HKE_RETURN_IF_ERROR(device::RoundTrip(
+            ctx, kArea, "DBG_TRAP GET_DEVICE_SNAPSHOT", &a, kfd::DecodeSnapshot,
+            "GET_DEVICE_SNAPSHOT reply changed its request or grew the entry size", &r));
+        if (r.available > r.filled) {
+          return TooMany(ctx, r.available, " devices, more than config::kMaxGpus");
+        }
+        *count = r.filled;
+        return Status::Ok();
+      });
 }
 
 Status QueueSnapshot(Context& ctx, void** out_data, uint32_t* out_count, uint32_t* out_entry_size,
                      bool suspend) {
-  if (out_data == nullptr || out_count == nullptr || out_entry_size == nullptr) {
-    return InvalidArgument();
-  }
-  OpenFacts f{};
-  HKE_RETURN_IF_ERROR(DebuggerFacts(ctx, "DbgGetQueueData", &f));
   DebugState& st = ctx.debug();
-  BusyGuard busy(st.queues_busy);
-  if (!busy.taken()) {
-    return ctx.diag().Error(Status::Api(HKE_STATUS_UNAVAILABLE), kArea,
-                            "DbgGetQueueData is already running on this context");
-  }
-  kfd::SnapshotResult r{};
-  HKE_RETURN_IF_ERROR(QueueSnapshotOnce(ctx, f.pid, st, 0, &r));
-  if (r.available > config::kMaxQueues) {
-    FixedText<128> m;
-    m.Append("the kernel has ")
-        .AppendU64(r.available)
-        .Append(" queues, more than config::kMaxQueues");
-    return ctx.diag().Error(Exhausted(), kArea, m.c_str());
-  }
-  const uint32_t want = r.available;
-  if (want != 0) {
-    HKE_RETURN_IF_ERROR(QueueSnapshotOnce(ctx, f.pid, st, want, &r));
-    if (suspend && r.filled != 0) {
-      for (uint32_t i = 0; i < r.filled; ++i) st.queue_ids[i] = st.queues[i].queue_id;
-      kfd::DbgTrapArgs a{};
-      HKE_RETURN_IF_ERROR(kfd::EncodeDbgSuspendQueues(f.pid, Addr(st.queue_ids), r.filled,
-                                                      kfd::EcMask(kfd::kEcQueueNew), 0, &a));
-      const Status s = device::Ioctl(ctx, &a);
-      if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP SUSPEND_QUEUES", s);
-      HKE_RETURN_IF_ERROR(QueueSnapshotOnce(ctx, f.pid, st, want, &r));
-    }
-  } else {
-    r.filled = 0;
-  }
-  *out_data = st.queues;
-  *out_count = r.filled;
-  *out_entry_size = static_cast<uint32_t>(sizeof(kfd::QueueSnapshotEntry));
-  return Status::Ok();
+  return SnapshotCall(
+      ctx, "DbgGetQueueData", st.queues_busy, st.queues, sizeof(kfd::QueueSnapshotEntry),
+      out_data, out_count, out_entry_size, [&](const OpenFacts& f, uint32_t* count) {
+        kfd::SnapshotResult r{};
+        HKE_RETURN_IF_ERROR(QueueSnapshotOnce(ctx, f.pid, st, 0, &r));
+        if (r.available > config::kMaxQueues) {
+          return TooMany(ctx, r.available, " queues, more than config::kMaxQueues");
+        }
+        const uint32_t want = r.available;
+        if (want == 0) return Status::Ok();  // *count stays 0
+        HKE_RETURN_IF_ERROR(QueueSnapshotOnce(ctx, f.pid, st, want, &r));
+        if (suspend && r.filled != 0) {
+          for (uint32_t i = 0; i < r.filled; ++i) st.queue_ids[i] = st.queues[i].queue_id;
+          kfd::DbgTrapArgs a{};
+          HKE_RETURN_IF_ERROR(kfd::EncodeDbgSuspendQueues(
+              f.pid, Addr(st.queue_ids), r.filled, kfd::EcMask(kfd::kEcQueueNew), 0, &a));
+          const Status s = device::Ioctl(ctx, &a);
+          if (!s.ok()) return KernelFailure(ctx, "DBG_TRAP SUSPEND_QUEUES", s);
+          HKE_RETURN_IF_ERROR(QueueSnapshotOnce(ctx, f.pid, st, want, &r));
+        }
+        *count = r.filled;
+        return Status::Ok();
+      });
 }
 
 Status TrapIoctl(Context& ctx, void* args, const uint64_t* queues, uint64_t* out_return) {

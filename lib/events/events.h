@@ -241,10 +241,7 @@ void Forget(Context& ctx);
 
 // Introspection ---------------------------------------------------------
 
-struct Stats {
-  uint32_t live;
-  uint32_t capacity;
-  uint32_t slots_touched;      // high water of the table
+struct Stats : SlotStats {     // the event table's counters
   uint32_t pool_in_use;
   uint32_t pool_high_water;
   uint64_t page_va;            // 0 when the current open has no page

@@ -168,9 +168,7 @@ Status SetupApu(Context& ctx, uint32_t epoch, uint32_t type, uint32_t node, bool
   }
   if (!s.ok()) {
     (void)DestroyKernelEvent(ctx, r.event_id);
-    FixedText<96> t;
-    t.Append("mapping the kernel's events page failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
+    return ctx.diag().Failed(s, kArea, "mapping the kernel's events page");
   }
   RecordPage(ctx, epoch, PageKind::kKernelMapping, reinterpret_cast<uintptr_t>(addr), bytes);
   *out = r;

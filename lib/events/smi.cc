@@ -30,11 +30,7 @@ Status OpenSmi(Context& ctx, uint32_t node, int* out_fd) {
   kfd::SmiEventsArgs a{};
   a.gpuid = gpu_id;
   const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) {
-    FixedText<96> t;
-    t.Append("SMI_EVENTS failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "SMI_EVENTS");
   if (a.anon_fd > 0x7fffffffu) {
     return ctx.diag().Error(Protocol(), kArea, "SMI_EVENTS returned no descriptor");
   }

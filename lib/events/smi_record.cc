@@ -38,29 +38,31 @@ class Cursor {
     p_ = q;
     return true;
   }
-  // One or more hex digits (either case), the value at most `max`.
-  bool Hex(uint64_t max, uint64_t* out) {
+  // The value of digit `c` in `base` (10 or 16, hex in either case), or
+  // `base` when `c` is not one.
+  static uint32_t DigitValue(char c, uint32_t base) {
+    if (c >= '0' && c <= '9') return static_cast<uint32_t>(c - '0');
+    if (base == 16 && c >= 'a' && c <= 'f') return static_cast<uint32_t>(c - 'a' + 10);
+    if (base == 16 && c >= 'A' && c <= 'F') return static_cast<uint32_t>(c - 'A' + 10);
+    return base;
+  }
+  // One or more digits of `base`, the value at most `max`.
+  bool Digits(uint32_t base, uint64_t max, uint64_t* out) {
     uint64_t v = 0;
     const char* q = p_;
     for (; q != end_; ++q) {
-      uint32_t d;
-      if (*q >= '0' && *q <= '9') {
-        d = static_cast<uint32_t>(*q - '0');
-      } else if (*q >= 'a' && *q <= 'f') {
-        d = static_cast<uint32_t>(*q - 'a' + 10);
-      } else if (*q >= 'A' && *q <= 'F') {
-        d = static_cast<uint32_t>(*q - 'A' + 10);
-      } else {
-        break;
-      }
-      if (v > (max - d) / 16) return false;
-      v = v * 16 + d;
+      const uint32_t d = DigitValue(*q, base);
+      if (d >= base) break;
+      if (v > (max - d) / base) return false;
+      v = v * base + d;
     }
     if (q == p_) return false;
     p_ = q;
     *out = v;
     return true;
   }
+  // One or more hex digits (either case), the value at most `max`.
+  bool Hex(uint64_t max, uint64_t* out) { return Digits(16, max, out); }
   bool Hex32(uint32_t* out) {
     uint64_t v = 0;
     if (!Hex(UINT32_MAX, &v)) return false;
@@ -68,19 +70,7 @@ class Cursor {
     return true;
   }
   // One or more decimal digits, the value at most `max`.
-  bool Dec(uint64_t max, uint64_t* out) {
-    uint64_t v = 0;
-    const char* q = p_;
-    for (; q != end_ && *q >= '0' && *q <= '9'; ++q) {
-      const uint32_t d = static_cast<uint32_t>(*q - '0');
-      if (v > (max - d) / 10) return false;
-      v = v * 10 + d;
-    }
-    if (q == p_) return false;
-    p_ = q;
-    *out = v;
-    return true;
-  }
+  bool Dec(uint64_t max, uint64_t* out) { return Digits(10, max, out); }
   // printf's %d of an int: an optional '-', then digits.
   bool SignedDec32(int32_t* out) {
     const char* start = p_;

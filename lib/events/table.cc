@@ -105,11 +105,7 @@ Status CreateKernelEvent(Context& ctx, uint32_t type, uint32_t node, bool auto_r
   HKE_RETURN_IF_ERROR(kfd::EncodeCreateEvent(req, &args));
   const kfd::CreateEventArgs sent = args;
   Status s = device::Ioctl(ctx, &args);
-  if (!s.ok()) {
-    FixedText<96> t;
-    t.Append("CREATE_EVENT failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "CREATE_EVENT");
   kfd::CreateEventResult r{};
   // An id a live event of ours holds is not the kernel's new event: refuse
   // it and destroy nothing (the real new event cannot be named). O(slots),
@@ -143,11 +139,7 @@ Status SetKernelEvent(Context& ctx, uint32_t id) {
   kfd::SetEventArgs a{};
   HKE_RETURN_IF_ERROR(EncodeSet(id, &a));
   const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) {
-    FixedText<96> t;
-    t.Append("SET_EVENT failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "SET_EVENT");
   return Status::Ok();
 }
 
@@ -334,9 +326,7 @@ Status PinnedSignalCall(Context& ctx, const HsaEvent* event, const char* what, b
     s = EncodeReset(id, &a);
     if (s.ok()) s = device::Ioctl(ctx, &a);
     if (!s.ok()) {
-      FixedText<96> t;
-      t.Append("RESET_EVENT failed: ").Append(StatusName(s));
-      s = ctx.diag().Error(s, kArea, t.c_str());
+      s = ctx.diag().Failed(s, kArea, "RESET_EVENT");
     }
   }
   return s;
@@ -409,19 +399,15 @@ void Forget(Context& ctx) {
 }
 
 Status GetStats(Context& ctx, Stats* out) {
-  if (out == nullptr) return InvalidArgument();
-  LockGuard g(ctx.events_lock());
-  const EventsState& st = ctx.events();
-  Stats s{};
-  s.live = st.slots.live();
-  s.capacity = kMaxEvents;
-  s.slots_touched = st.slots.high_water();
-  s.pool_in_use = kWaitPoolBuffers - static_cast<uint32_t>(__builtin_popcount(st.pool_free));
-  s.pool_high_water = st.pool_high_water;
-  s.page_va = st.page_epoch != 0 ? st.page_va : 0;
-  s.page_from_kernel = st.page_kind == PageKind::kKernelMapping;
-  *out = s;
-  return Status::Ok();
+  return ReadLocked(ctx.events_lock(), out, [&st = ctx.events()] {
+    Stats s{};
+    st.slots.FillStats(&s);
+    s.pool_in_use = kWaitPoolBuffers - static_cast<uint32_t>(__builtin_popcount(st.pool_free));
+    s.pool_high_water = st.pool_high_water;
+    s.page_va = st.page_epoch != 0 ? st.page_va : 0;
+    s.page_from_kernel = st.page_kind == PageKind::kKernelMapping;
+    return s;
+  });
 }
 
 }  // namespace hke::events

@@ -65,9 +65,7 @@ Status IssueWait(Context& ctx, uint64_t data, uint32_t count, bool all, uint32_t
     }
     if (!s.is_errno(err::kEINTR) && !s.is_errno(err::kEAGAIN)) {
       if (s.domain() != HKE_DOMAIN_ERRNO || s.is_errno(err::kEIO)) return s;
-      FixedText<96> t;
-      t.Append("WAIT_EVENTS failed: ").Append(StatusName(s));
-      return ctx.diag().Error(s, kArea, t.c_str());
+      return ctx.diag().Failed(s, kArea, "WAIT_EVENTS");
     }
     uint64_t now = 0;
     const bool clock_now = have_clock && Now(ctx, &now);

@@ -12,11 +12,16 @@ namespace {
 // Signal and debug events live in the signal page and get a slot.
 constexpr bool HasSlot(uint32_t type) { return type == kEventSignal || type == kEventDebugEvent; }
 
-// Every id is valid: kernels before 5.18 (and the simulator) give signal
-// id 0 to the first signal event; later ones start at 1.
-Status EncodeEventId(uint32_t event_id, uint32_t* id_field, uint32_t* pad_field) {
-  *id_field = event_id;
-  *pad_field = 0;
+// The requests that carry an event id only (DESTROY, SET, RESET). Every
+// id is valid: kernels before 5.18 (and the simulator) give signal id 0 to
+// the first signal event; later ones start at 1.
+template <class Args>
+Status EncodeIdOnly(uint32_t event_id, Args* out) {
+  if (out == nullptr) return InvalidArgument();
+  Args a{};
+  a.event_id = event_id;
+  a.pad = 0;
+  *out = a;
   return Status::Ok();
 }
 
@@ -64,27 +69,13 @@ Status DecodeCreateEvent(const CreateEventArgs& sent, const CreateEventArgs& rep
 }
 
 Status EncodeDestroyEvent(uint32_t event_id, DestroyEventArgs* out) {
-  if (out == nullptr) return InvalidArgument();
-  DestroyEventArgs a{};
-  HKE_RETURN_IF_ERROR(EncodeEventId(event_id, &a.event_id, &a.pad));
-  *out = a;
-  return Status::Ok();
+  return EncodeIdOnly(event_id, out);
 }
 
-Status EncodeSetEvent(uint32_t event_id, SetEventArgs* out) {
-  if (out == nullptr) return InvalidArgument();
-  SetEventArgs a{};
-  HKE_RETURN_IF_ERROR(EncodeEventId(event_id, &a.event_id, &a.pad));
-  *out = a;
-  return Status::Ok();
-}
+Status EncodeSetEvent(uint32_t event_id, SetEventArgs* out) { return EncodeIdOnly(event_id, out); }
 
 Status EncodeResetEvent(uint32_t event_id, ResetEventArgs* out) {
-  if (out == nullptr) return InvalidArgument();
-  ResetEventArgs a{};
-  HKE_RETURN_IF_ERROR(EncodeEventId(event_id, &a.event_id, &a.pad));
-  *out = a;
-  return Status::Ok();
+  return EncodeIdOnly(event_id, out);
 }
 
 Status EncodeWaitEvents(uint64_t events, uint32_t count, bool wait_for_all, uint32_t timeout_ms,

@@ -218,11 +218,7 @@ Status SetScratchBacking(Context& ctx, const MemoryState& m, uint16_t gpu, uint6
   a.va_addr = va >> 16;
   a.gpu_id = m.gpus[gpu].gpu_id;
   const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) {
-    FixedText<96> t;
-    t.Append("SET_SCRATCH_BACKING_VA failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "SET_SCRATCH_BACKING_VA");
   return Status::Ok();
 }
 
@@ -253,15 +249,10 @@ Status Alloc(Context& ctx, const AllocArgs& args, uint64_t* out_addr) {
   o->va_source = p.source;
 
   VaRange r{};
-  Status s = ReserveVa(ctx, m, p.source, p.va_size, p.align,
-                       f.ui32.FixedAddress ? args.address : 0, &r);
-  if (!s.ok()) {
-    ReleaseSlot(m, slot);
-    return s;
-  }
-  o->va = r.va;
-  o->reserve_base = r.reserve_base;
-  o->reserve_size = r.reserve_size;
+  Status s = ReserveVaForSlot(ctx, m, slot, p.source, p.va_size, p.align,
+                              f.ui32.FixedAddress ? args.address : 0, &r);
+  HKE_RETURN_IF_ERROR(s);
+  AdoptVa(o, r);
   const Platform& pf = ctx.platform();
   void* va_ptr = reinterpret_cast<void*>(static_cast<uintptr_t>(r.va));
   if (p.anon_pages) {

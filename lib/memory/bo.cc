@@ -22,11 +22,7 @@ Status AllocBo(Context& ctx, const MemoryState& m, uint16_t gpu, uint32_t kfd_fl
   if (!s.ok()) return ctx.diag().Error(s, kArea, "the allocation request is invalid");
   kfd::AllocMemoryOfGpuArgs reply = sent;
   s = device::Ioctl(ctx, &reply);
-  if (!s.ok()) {
-    FixedText<128> t;
-    t.Append("ALLOC_MEMORY_OF_GPU failed: ").Append(StatusName(s));
-    return ctx.diag().Error(s, kArea, t.c_str());
-  }
+  if (!s.ok()) return ctx.diag().Failed(s, kArea, "ALLOC_MEMORY_OF_GPU");
   kfd::AllocResult r{};
   if (HandleHeld(m, reply.handle)) {
     // A BO this library already holds: never free it; whatever the kernel
@@ -102,11 +98,7 @@ Status MapOrUnmap(Context& ctx, const MemoryState& m, uint64_t handle, const Gpu
     }
     if (io.ok()) return Status::Ok();
     const bool retryable = io.is_errno(err::kEINTR) || io.is_errno(err::kEAGAIN);
-    if (!retryable || now == done) {
-      FixedText<128> t;
-      t.Append(name).Append(" failed: ").Append(StatusName(io));
-      return ctx.diag().Error(io, kArea, t.c_str());
-    }
+    if (!retryable || now == done) return ctx.diag().Failed(io, kArea, name);
     done = now;
   }
   return ctx.diag().Error(Status::Errno(err::kEINTR), kArea, "mapping kept being interrupted");

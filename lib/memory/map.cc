@@ -302,15 +302,9 @@ Status Register(Context& ctx, const RegisterArgs& a) {
   const VaSource src = m.reserved_mode
                            ? (coarse ? VaSource::kSvmArena : VaSource::kSvmCoherentArena)
                            : VaSource::kMmap;
-  Status vs = ReserveVa(ctx, m, src, rounded, AutoAlign(m, rounded, 0), 0, &r);
-  if (!vs.ok()) {
-    ReleaseSlot(m, slot);
-    return vs;
-  }
-  o->va = r.va;
-  o->reserve_base = r.reserve_base;
-  o->reserve_size = r.reserve_size;
-  o->va_source = r.source;
+  Status vs = ReserveVaForSlot(ctx, m, slot, src, rounded, AutoAlign(m, rounded, 0), 0, &r);
+  HKE_RETURN_IF_ERROR(vs);
+  AdoptVa(o, r);
   uint16_t owner = 0;
   for (uint16_t g = 0; g < m.num_gpus; ++g) {
     if (a.nodes == nullptr || set.Has(g)) {

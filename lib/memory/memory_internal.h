@@ -102,6 +102,12 @@ Status DropCpuView(Context& ctx, const VaRange& r);
 // The reservation is PROT_NONE for mmap-backed sources.
 Status ReserveVa(Context& ctx, MemoryState& m, VaSource source, uint64_t size, uint64_t align,
                  uint64_t fixed, VaRange* out);
+// ReserveVa for the object being built in `slot` (TakeSlot): on failure
+// the slot is released, so the caller only returns the status.
+Status ReserveVaForSlot(Context& ctx, MemoryState& m, uint32_t slot, VaSource source,
+                        uint64_t size, uint64_t align, uint64_t fixed, VaRange* out);
+// Records a reserved range in its object: VA, reservation and source.
+void AdoptVa(MemObject* o, const VaRange& r);
 // Releases a reservation; on failure the range is reported and kept out of
 // use (see va.cc), and the status says so.
 Status ReleaseVa(Context& ctx, MemoryState& m, const VaRange& r);

@@ -181,7 +181,7 @@ MemObject* FindOwnedAt(MemoryState& m, uint64_t addr) {
 MemObject* FindOwnedContaining(MemoryState& m, uint64_t addr) {
   // Owned ranges are disjoint: only the last one starting at or before
   // addr can contain it.
-  const uint32_t n = m.owned_index.FindLastStartingAtOrBefore(addr);
+  const uint32_t n = m.owned_index.FindAtOrBelow(addr);
   if (n == kNil) return nullptr;
   const RangeNode& r = m.owned_index.node(n);
   return addr - r.start < r.size ? &m.objects[r.value] : nullptr;
@@ -193,7 +193,7 @@ MemObject* FindOwnedOverlapping(MemoryState& m, uint64_t start, uint64_t size) {
   // Disjoint ranges: the last one starting at or before the range's last
   // byte overlaps it exactly when it ends after the range's start (any
   // earlier one ends before that one starts).
-  const uint32_t n = m.owned_index.FindLastStartingAtOrBefore(last);
+  const uint32_t n = m.owned_index.FindAtOrBelow(last);
   if (n == kNil) return nullptr;
   const RangeNode& r = m.owned_index.node(n);
   return RangeEnd(r.start, r.size) > start ? &m.objects[r.value] : nullptr;

@@ -372,17 +372,15 @@ Status BufferHandle(Context& ctx, uint64_t addr, uint64_t* out_handle, uint32_t*
 }
 
 Status GetStats(Context& ctx, Stats* out) {
-  if (out == nullptr) return InvalidArgument();
-  LockGuard lock(ctx.memory_lock());
-  const MemoryState& m = ctx.memory();
-  Stats s{};
-  s.live_objects = m.objects.live();
-  s.object_capacity = kMaxObjects;
-  s.range_nodes_used = m.nodes.used();
-  s.range_nodes_capacity = m.nodes.capacity();
-  s.handle_free_bytes = m.handle_arena.initialized() ? m.handle_arena.FreeBytes() : 0;
-  *out = s;
-  return Status::Ok();
+  return ReadLocked(ctx.memory_lock(), out, [&m = ctx.memory()] {
+    Stats s{};
+    s.live_objects = m.objects.live();
+    s.object_capacity = kMaxObjects;
+    s.range_nodes_used = m.nodes.used();
+    s.range_nodes_capacity = m.nodes.capacity();
+    s.handle_free_bytes = m.handle_arena.initialized() ? m.handle_arena.FreeBytes() : 0;
+    return s;
+  });
 }
 
 Status CheckInvariants(Context& ctx) {

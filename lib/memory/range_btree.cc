@@ -159,37 +159,43 @@ uint32_t RangeBTree::LeafFor(uint64_t x) const {
   return node;
 }
 
+const RangeBTree::Node* RangeBTree::LeafAtOrBelow(uint64_t x, bool sizes, uint32_t* below) const {
+  if (root_ == kNoNode) return nullptr;
+  const Node& leaf = nodes_[LeafFor(x)];
+  if (sizes) {
+    PrefetchLeaf(leaf);
+  } else {
+    PrefetchKeysAndSlots(leaf);
+  }
+  *below = EntriesAtOrBelow(leaf, x);
+  return &leaf;
+}
+
 bool RangeBTree::FindContaining(uint64_t addr, Entry* out) const {
-  if (root_ == kNoNode) return false;
-  const Node& leaf = nodes_[LeafFor(addr)];
-  PrefetchLeaf(leaf);
-  const uint32_t i = EntriesAtOrBelow(leaf, addr);
-  if (i == 0) return false;
-  const uint64_t start = leaf.keys[i - 1];
-  const uint64_t size = leaf.sizes[i - 1];
+  uint32_t i = 0;
+  const Node* leaf = LeafAtOrBelow(addr, true, &i);
+  if (leaf == nullptr || i == 0) return false;
+  const uint64_t start = leaf->keys[i - 1];
+  const uint64_t size = leaf->sizes[i - 1];
   if (addr - start >= RangeExtent(size)) return false;
-  if (out != nullptr) *out = Entry{start, size, leaf.slots[i - 1]};
+  if (out != nullptr) *out = Entry{start, size, leaf->slots[i - 1]};
   return true;
 }
 
 bool RangeBTree::FindAtOrBelow(uint64_t addr, uint64_t* out_start, uint32_t* out_value) const {
-  if (root_ == kNoNode) return false;
-  const Node& leaf = nodes_[LeafFor(addr)];
-  PrefetchKeysAndSlots(leaf);
-  const uint32_t i = EntriesAtOrBelow(leaf, addr);
-  if (i == 0) return false;
-  *out_start = leaf.keys[i - 1];
-  *out_value = leaf.slots[i - 1];
+  uint32_t i = 0;
+  const Node* leaf = LeafAtOrBelow(addr, false, &i);
+  if (leaf == nullptr || i == 0) return false;
+  *out_start = leaf->keys[i - 1];
+  *out_value = leaf->slots[i - 1];
   return true;
 }
 
 bool RangeBTree::FindExact(uint64_t start, Entry* out) const {
-  if (root_ == kNoNode) return false;
-  const Node& leaf = nodes_[LeafFor(start)];
-  PrefetchLeaf(leaf);
-  const uint32_t i = EntriesAtOrBelow(leaf, start);
-  if (i == 0 || leaf.keys[i - 1] != start) return false;
-  if (out != nullptr) *out = Entry{start, leaf.sizes[i - 1], leaf.slots[i - 1]};
+  uint32_t i = 0;
+  const Node* leaf = LeafAtOrBelow(start, true, &i);
+  if (leaf == nullptr || i == 0 || leaf->keys[i - 1] != start) return false;
+  if (out != nullptr) *out = Entry{start, leaf->sizes[i - 1], leaf->slots[i - 1]};
   return true;
 }
 
@@ -555,11 +561,8 @@ Status RangeBTree::Erase(uint64_t start) {
 //===----------------------------------------------------------------------===//
 
 Status RangeBTree::CheckInvariants(const char** reason) const {
-  const char* why = nullptr;
-  auto fail = [&](const char* r) {
-    why = r;
-    return false;
-  };
+  InvariantReport report;
+  auto fail = [&report](const char* why) { return report.Fail(why); };
 
   auto check = [&]() -> bool {
     if (capacity_ >= kNoNode) return fail("capacity out of range");
@@ -675,9 +678,7 @@ Status RangeBTree::CheckInvariants(const char** reason) const {
     return true;
   };
 
-  if (check()) return Status::Ok();
-  if (reason != nullptr) *reason = why;
-  return Status::Api(HKE_STATUS_INTERNAL);
+  return report.Result(check(), reason);
 }
 
 }  // namespace hke::memory

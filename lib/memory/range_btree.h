@@ -1,5 +1,9 @@
 // A fixed-capacity B+tree index of DISJOINT address ranges, laid out for few
-// cache misses per lookup (the live-object index behind QueryPointerInfo).
+// cache misses per lookup: the object address index (va_index, behind
+// QueryPointerInfo and every call by address) and the handle index. Ranges
+// that overlap, or keys that are not addresses, go to range_tree.h's AVL
+// RangeTree; the lookups (FindExact, FindContaining, FindAtOrBelow) mean
+// the same in both.
 //
 // Entries. Each entry is (start, size, value); `start` is the key and is
 // unique. A range covers [start, start + size); a size-0 entry covers only
@@ -206,6 +210,9 @@ class RangeBTree {
   };
 
   uint32_t LeafFor(uint64_t x) const;  // the leaf a lookup of x reaches (tree not empty)
+  // The leaf a lookup of x reaches, prefetched (its sizes too when
+  // `sizes`), and in *below the count of its keys <= x; nullptr when empty.
+  const Node* LeafAtOrBelow(uint64_t x, bool sizes, uint32_t* below) const;
   bool ShiftToSibling(const Step& step, uint32_t i);  // Insert into a full leaf
   uint32_t Allocate(uint32_t tag);  // caller has checked nodes_available()
   void Release(uint32_t index);

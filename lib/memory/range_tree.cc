@@ -92,28 +92,18 @@ void RangeTree::ReplaceChild(uint32_t parent, uint32_t old_child, uint32_t new_c
   if (new_child != kNil) N(new_child).parent = parent;
 }
 
-// Left rotation: x's right child y becomes the subtree root, x becomes y's
-// left child and y's old left subtree becomes x's right subtree. Returns y.
-uint32_t RangeTree::RotateLeft(uint32_t x) {
-  const uint32_t y = N(x).right;
-  const uint32_t b = N(y).left;
+// Rotation of x: a left rotation when `left` (x's right child y becomes the
+// subtree root, x becomes y's left child and y's old left subtree becomes
+// x's right subtree), else its mirror. Returns y.
+uint32_t RangeTree::Rotate(uint32_t x, bool left) {
+  uint32_t RangeNode::*const rise = left ? &RangeNode::right : &RangeNode::left;
+  uint32_t RangeNode::*const sink = left ? &RangeNode::left : &RangeNode::right;
+  const uint32_t y = N(x).*rise;
+  const uint32_t b = N(y).*sink;
   ReplaceChild(N(x).parent, x, y);
-  N(x).right = b;
+  N(x).*rise = b;
   if (b != kNil) N(b).parent = x;
-  N(y).left = x;
-  N(x).parent = y;
-  Update(x);
-  Update(y);
-  return y;
-}
-
-uint32_t RangeTree::RotateRight(uint32_t x) {
-  const uint32_t y = N(x).left;
-  const uint32_t b = N(y).right;
-  ReplaceChild(N(x).parent, x, y);
-  N(x).left = b;
-  if (b != kNil) N(b).parent = x;
-  N(y).right = x;
+  N(y).*sink = x;
   N(x).parent = y;
   Update(x);
   Update(y);
@@ -130,12 +120,12 @@ void RangeTree::RebalanceFrom(uint32_t i) {
     const int balance = Height(n.left) - Height(n.right);
     if (balance > 1) {
       const uint32_t l = n.left;
-      if (Height(N(l).left) < Height(N(l).right)) RotateLeft(l);
-      i = RotateRight(i);
+      if (Height(N(l).left) < Height(N(l).right)) Rotate(l, /*left=*/true);
+      i = Rotate(i, /*left=*/false);
     } else if (balance < -1) {
       const uint32_t r = n.right;
-      if (Height(N(r).right) < Height(N(r).left)) RotateRight(r);
-      i = RotateLeft(i);
+      if (Height(N(r).right) < Height(N(r).left)) Rotate(r, /*left=*/false);
+      i = Rotate(i, /*left=*/true);
     }
     i = N(i).parent;
   }
@@ -278,34 +268,28 @@ uint32_t RangeTree::FindExact(uint64_t start, uint64_t size, uint32_t value) con
   return kNil;
 }
 
-uint32_t RangeTree::LowerBound(uint64_t start, uint64_t size) const {
+template <typename Take>
+uint32_t RangeTree::LastTaken(Take take, bool left_after_take) const {
   uint32_t best = kNil;
   uint32_t cur = root_;
   while (cur != kNil) {
     const RangeNode& c = N(cur);
-    if (CompareKey(c.start, c.size, c.value, start, size, 0) >= 0) {
-      best = cur;
-      cur = c.left;
-    } else {
-      cur = c.right;
-    }
+    const bool taken = take(c);
+    if (taken) best = cur;
+    cur = taken == left_after_take ? c.left : c.right;
   }
   return best;
 }
 
-uint32_t RangeTree::FindLastStartingAtOrBefore(uint64_t addr) const {
-  uint32_t best = kNil;
-  uint32_t cur = root_;
-  while (cur != kNil) {
-    const RangeNode& c = N(cur);
-    if (c.start <= addr) {
-      best = cur;
-      cur = c.right;
-    } else {
-      cur = c.left;
-    }
-  }
-  return best;
+uint32_t RangeTree::LowerBound(uint64_t start, uint64_t size) const {
+  return LastTaken(
+      [&](const RangeNode& c) { return CompareKey(c.start, c.size, c.value, start, size, 0) >= 0; },
+      /*left_after_take=*/true);
+}
+
+uint32_t RangeTree::FindAtOrBelow(uint64_t addr) const {
+  return LastTaken([addr](const RangeNode& c) { return c.start <= addr; },
+                   /*left_after_take=*/false);
 }
 
 // A node contains addr when start < addr < end, or when start == addr
@@ -384,36 +368,31 @@ uint32_t RangeTree::First() const { return root_ == kNil ? kNil : MinOf(root_); 
 
 uint32_t RangeTree::Last() const { return root_ == kNil ? kNil : MaxOf(root_); }
 
-uint32_t RangeTree::Successor(uint32_t i) const {
-  if (N(i).right != kNil) return MinOf(N(i).right);
+// The in-order neighbour: down the `ahead` side when it has a subtree, else
+// up to the first ancestor that i is not on the `ahead` side of.
+uint32_t RangeTree::Neighbour(uint32_t i, bool next) const {
+  uint32_t RangeNode::*const ahead = next ? &RangeNode::right : &RangeNode::left;
+  const uint32_t sub = N(i).*ahead;
+  if (sub != kNil) return next ? MinOf(sub) : MaxOf(sub);
   uint32_t p = N(i).parent;
-  while (p != kNil && N(p).right == i) {
+  while (p != kNil && N(p).*ahead == i) {
     i = p;
     p = N(p).parent;
   }
   return p;
 }
 
-uint32_t RangeTree::Predecessor(uint32_t i) const {
-  if (N(i).left != kNil) return MaxOf(N(i).left);
-  uint32_t p = N(i).parent;
-  while (p != kNil && N(p).left == i) {
-    i = p;
-    p = N(p).parent;
-  }
-  return p;
-}
+uint32_t RangeTree::Successor(uint32_t i) const { return Neighbour(i, /*next=*/true); }
+
+uint32_t RangeTree::Predecessor(uint32_t i) const { return Neighbour(i, /*next=*/false); }
 
 //===----------------------------------------------------------------------===//
 // RangeTree: invariant checker
 //===----------------------------------------------------------------------===//
 
 Status RangeTree::CheckInvariants(const char** reason) const {
-  const char* why = nullptr;
-  auto fail = [&](const char* r) {
-    why = r;
-    return false;
-  };
+  InvariantReport report;
+  auto fail = [&report](const char* why) { return report.Fail(why); };
 
   // In-order walk over child links only, with an explicit stack bounded by
   // the AVL height limit. Each node is checked against its children's
@@ -463,9 +442,7 @@ Status RangeTree::CheckInvariants(const char** reason) const {
     return true;
   };
 
-  if (walk()) return Status::Ok();
-  if (reason != nullptr) *reason = why;
-  return Status::Api(HKE_STATUS_INTERNAL);
+  return report.Result(walk(), reason);
 }
 
 }  // namespace hke::memory

@@ -3,9 +3,18 @@
 //
 // Storage. `RangeNodePool` is the logic over caller storage (a RangeNode
 // array and its capacity); `FixedRangeNodePool<N>` owns an array of N nodes.
-// Several `RangeTree`s may draw from one pool (an aperture's free-by-address
-// and free-by-size trees, the object index of live allocations...), so one
-// capacity bounds them together. Nothing here allocates from the heap.
+// Several `RangeTree`s may draw from one pool (the VA free-space index of
+// every arena, by address and by size, and the objects' user-range and
+// owned-range indexes), so one capacity bounds them together. Nothing here
+// allocates from the heap.
+//
+// Which tree for which job: a RangeTree where ranges may overlap or repeat
+// a start (registrations), or where the key is not an address (the
+// by-size multimap of free space: the "start" field holds the size); the
+// B+tree of range_btree.h (disjoint ranges only, fewer cache misses) for
+// the object address index and the handle index. lib/README.md lists every
+// index of the memory subsystem. The lookups share one vocabulary:
+// FindExact, FindContaining and FindAtOrBelow mean the same in both.
 //
 // Lazy first touch. Constructing a pool writes only the pool object itself,
 // never the node array: free nodes are handed out from a bump index
@@ -22,7 +31,7 @@
 // start + size must not overflow 64 bits.
 //
 // Cost. Pool Allocate/Release: O(1). Tree Insert, Erase, FindExact,
-// LowerBound, FindLastStartingAtOrBefore, FindContaining,
+// LowerBound, FindAtOrBelow, FindContaining,
 // FindNearestContaining, First, Last: O(log n) worst case (the AVL height is below 1.45 log2(n + 2)).
 // Predecessor/Successor: O(log n) worst case, O(1) amortised over a walk.
 // Clear and CheckInvariants: O(n).
@@ -145,7 +154,7 @@ class RangeTree {
   uint32_t LowerBound(uint64_t start, uint64_t size) const;
   // The last node whose start is <= addr. For a set of disjoint ranges this
   // is the only range that can contain `addr`.
-  uint32_t FindLastStartingAtOrBefore(uint64_t addr) const;
+  uint32_t FindAtOrBelow(uint64_t addr) const;
   // Among possibly overlapping ranges: the node with the smallest key whose
   // range contains `addr` (start <= addr < start + size; a size-0 node
   // contains only its start).
@@ -182,8 +191,13 @@ class RangeTree {
   int Height(uint32_t i) const { return i == kNil ? 0 : N(i).height; }
   void Update(uint32_t i);
   void ReplaceChild(uint32_t parent, uint32_t old_child, uint32_t new_child);
-  uint32_t RotateLeft(uint32_t x);
-  uint32_t RotateRight(uint32_t x);
+  uint32_t Rotate(uint32_t x, bool left);  // left rotation when `left`, else right
+  uint32_t Neighbour(uint32_t i, bool next) const;  // Successor when `next`, else Predecessor
+  // The last node on one root-to-leaf path for which take(node) holds; the
+  // path goes left after a taken node when `left_after_take`, else right
+  // (and the other way after a node not taken). O(log n).
+  template <typename Take>
+  uint32_t LastTaken(Take take, bool left_after_take) const;
   void RebalanceFrom(uint32_t i);
   uint32_t MinOf(uint32_t i) const;
   uint32_t MaxOf(uint32_t i) const;

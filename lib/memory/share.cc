@@ -145,11 +145,8 @@ Status RegisterGraphics(Context& ctx, const GraphicsArgs& a, HsaGraphicsResource
   VaRange r{};
   const VaSource src = !with_va ? VaSource::kHandleArena
                                 : (m.reserved_mode ? VaSource::kSvmArena : VaSource::kMmap);
-  s = ReserveVa(ctx, m, src, size, with_va ? kGraphicsAlign : m.page_size, 0, &r);
-  if (!s.ok()) {
-    ReleaseSlot(m, slot);
-    return s;
-  }
+  s = ReserveVaForSlot(ctx, m, slot, src, size, with_va ? kGraphicsAlign : m.page_size, 0, &r);
+  HKE_RETURN_IF_ERROR(s);
   kfd::ImportDmabufArgs imp{};
   imp.va_addr = with_va ? r.va : 0;
   imp.gpu_id = info.gpu_id;
@@ -255,11 +252,8 @@ Status RegisterShared(Context& ctx, const HsaSharedMemoryHandle* handle, const u
   VaRange r{};
   const VaSource src = no_address ? VaSource::kHandleArena
                                   : (m.reserved_mode ? VaSource::kSvmArena : VaSource::kMmap);
-  Status s = ReserveVa(ctx, m, src, size, AutoAlign(m, size, 0), 0, &r);
-  if (!s.ok()) {
-    ReleaseSlot(m, slot);
-    return s;
-  }
+  Status s = ReserveVaForSlot(ctx, m, slot, src, size, AutoAlign(m, size, 0), 0, &r);
+  HKE_RETURN_IF_ERROR(s);
   kfd::IpcImportHandleArgs imp{};
   for (uint32_t i = 0; i < 4; ++i) imp.share_handle[i] = h[i];
   imp.va_addr = no_address ? 0 : r.va;
@@ -291,12 +285,9 @@ Status RegisterShared(Context& ctx, const HsaSharedMemoryHandle* handle, const u
   o->kind = ObjectKind::kDmabufImport;
   o->ipc_import = true;
   o->mem_flags = imported.Value;
-  o->va = r.va;
+  AdoptVa(o, r);
   o->size = size;
   o->request_size = size;
-  o->reserve_base = r.reserve_base;
-  o->reserve_size = r.reserve_size;
-  o->va_source = r.source;
   o->gpu = gpu;
   o->node = m.gpus[gpu].node;
   o->mmap_offset = imp.mmap_offset;

@@ -175,6 +175,20 @@ Status ReserveVa(Context& ctx, MemoryState& m, VaSource source, uint64_t size, u
   return Status::Ok();
 }
 
+Status ReserveVaForSlot(Context& ctx, MemoryState& m, uint32_t slot, VaSource source,
+                        uint64_t size, uint64_t align, uint64_t fixed, VaRange* out) {
+  const Status s = ReserveVa(ctx, m, source, size, align, fixed, out);
+  if (!s.ok()) ReleaseSlot(m, slot);
+  return s;
+}
+
+void AdoptVa(MemObject* o, const VaRange& r) {
+  o->va = r.va;
+  o->reserve_base = r.reserve_base;
+  o->reserve_size = r.reserve_size;
+  o->va_source = r.source;
+}
+
 Status ReleaseVa(Context& ctx, MemoryState& m, const VaRange& r) {
   if (r.source == VaSource::kNone || r.reserve_size == 0) return Status::Ok();
   void* base = reinterpret_cast<void*>(static_cast<uintptr_t>(r.reserve_base));

@@ -144,7 +144,7 @@ Status VaArena::AllocateAt(uint64_t addr, uint64_t size) {
   if (pool_ == nullptr) return FailedPrecondition();
   uint64_t rounded;
   HKE_RETURN_IF_ERROR(CheckRange(addr, size, &rounded));
-  const uint32_t p = by_addr_.FindLastStartingAtOrBefore(addr);
+  const uint32_t p = by_addr_.FindAtOrBelow(addr);
   if (p == kNil) return AlreadyExists();
   const RangeNode& n = by_addr_.node(p);
   if (n.start + n.size < addr + rounded) return AlreadyExists();
@@ -159,7 +159,7 @@ Status VaArena::Free(uint64_t addr, uint64_t size) {
 
   // Free ranges are disjoint and sorted, so the last one starting before
   // `end` has the largest end among those that could overlap.
-  const uint32_t p = by_addr_.FindLastStartingAtOrBefore(end - 1);
+  const uint32_t p = by_addr_.FindAtOrBelow(end - 1);
   uint64_t p_end = 0;
   if (p != kNil) {
     p_end = by_addr_.node(p).start + by_addr_.node(p).size;
@@ -186,7 +186,7 @@ uint64_t VaArena::LargestFree() const {
 
 bool VaArena::IsFree(uint64_t addr, uint64_t size) const {
   if (pool_ == nullptr || size == 0 || size > UINT64_MAX - addr) return false;
-  const uint32_t p = by_addr_.FindLastStartingAtOrBefore(addr);
+  const uint32_t p = by_addr_.FindAtOrBelow(addr);
   if (p == kNil) return false;
   const RangeNode& n = by_addr_.node(p);
   return n.start + n.size >= addr + size;

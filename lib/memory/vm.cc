@@ -272,11 +272,7 @@ Status SetPolicies(Context& ctx, MemoryState& m) {
       a.alternate_aperture_size = m.svm_limit - m.svm_base + 1;
     }
     const Status s = device::Ioctl(ctx, &a);
-    if (!s.ok()) {
-      FixedText<96> t;
-      t.Append("SET_MEMORY_POLICY failed: ").Append(StatusName(s));
-      return ctx.diag().Error(s, kArea, t.c_str());
-    }
+    if (!s.ok()) return ctx.diag().Failed(s, kArea, "SET_MEMORY_POLICY");
   }
   return Status::Ok();
 }
@@ -296,19 +292,13 @@ Status CreateKfdMapped(Context& ctx, MemoryState& m, uint16_t g, ObjectKind kind
   MemObject* o = &m.objects[slot];
   VaRange r{};
   const VaSource src = m.reserved_mode ? VaSource::kSvmCoherentArena : VaSource::kMmap;
-  Status s = ReserveVa(ctx, m, src, size, m.page_size, 0, &r);
-  if (!s.ok()) {
-    ReleaseSlot(m, slot);
-    return s;
-  }
+  Status s = ReserveVaForSlot(ctx, m, slot, src, size, m.page_size, 0, &r);
+  HKE_RETURN_IF_ERROR(s);
   o->kind = kind;
   o->owner = kind == ObjectKind::kMmio ? Owner::kVm : Owner::kQueues;
-  o->va = r.va;
+  AdoptVa(o, r);
   o->size = size;
   o->request_size = size;
-  o->reserve_base = r.reserve_base;
-  o->reserve_size = r.reserve_size;
-  o->va_source = r.source;
   o->gpu = g;
   o->node = gpu.node;
   o->mem_flags = 0;

@@ -3,6 +3,7 @@
 
 #include "lib/core/text.h"
 #include "lib/device/kfd_device.h"
+#include "lib/device/round_trip.h"
 #include "lib/kfd/abi.h"
 #include "lib/kfd/encode.h"
 #include "lib/memory/memory.h"
@@ -17,9 +18,7 @@ constexpr const char* kArea = "node";
 constexpr uint32_t kGfxKaveri = 70000;
 
 Status KernelFailure(Context& ctx, const char* what, Status s) {
-  FixedText<128> t;
-  t.Append(what).Append(" failed: ").Append(StatusName(s));
-  return ctx.diag().Error(s, kArea, t.c_str());
+  return ctx.diag().Failed(s, kArea, what);
 }
 
 Status NotAGpu(Context& ctx, const char* call, uint32_t node) {
@@ -77,19 +76,15 @@ Status GetClockCounters(Context& ctx, uint32_t node, HsaClockCounters* out) {
   for (uint32_t i = 0; i < samples; ++i) {
     kfd::GetClockCountersArgs a{};
     HKE_RETURN_IF_ERROR(kfd::EncodeGetClockCounters(n.gpu_id, &a));
-    const kfd::GetClockCountersArgs sent = a;
     uint64_t before = 0;
     uint64_t after = 0;
     const bool timed = ctx.platform().ClockNs(HKE_CLOCK_MONOTONIC_RAW, &before).ok();
-    const Status s = device::Ioctl(ctx, &a);
-    if (!s.ok()) return KernelFailure(ctx, "GET_CLOCK_COUNTERS", s);
     kfd::ClockSample sample{};
-    const Status d = kfd::DecodeGetClockCounters(sent, a, &sample);
-    if (!d.ok()) {
-      return ctx.diag().Error(d, kArea,
-                              "GET_CLOCK_COUNTERS reply changed gpu_id, has no frequency or "
-                              "gave a CPU node a GPU counter");
-    }
+    HKE_RETURN_IF_ERROR(
+        device::RoundTrip(ctx, kArea, "GET_CLOCK_COUNTERS", &a, kfd::DecodeGetClockCounters,
+                          "GET_CLOCK_COUNTERS reply changed gpu_id, has no frequency or "
+                          "gave a CPU node a GPU counter",
+                          &sample));
     const bool timed_after = timed && ctx.platform().ClockNs(HKE_CLOCK_MONOTONIC_RAW, &after).ok();
     const uint64_t elapsed = timed_after && after >= before ? after - before : UINT64_MAX;
     if (!have || elapsed < best_elapsed) {
@@ -99,12 +94,8 @@ Status GetClockCounters(Context& ctx, uint32_t node, HsaClockCounters* out) {
     }
     if (!timed_after) break;  // no clock: one sample is all that can be judged
   }
-  HsaClockCounters c{};
-  c.GPUClockCounter = best.gpu;
-  c.CPUClockCounter = best.cpu;
-  c.SystemClockCounter = best.system;
-  c.SystemClockFrequencyHz = best.frequency;
-  *out = c;
+  // GPU, CPU and system counters, then the system clock's frequency.
+  *out = HsaClockCounters{best.gpu, best.cpu, best.system, best.frequency};
   return Status::Ok();
 }
 
@@ -133,23 +124,18 @@ Status GetTileConfig(Context& ctx, uint32_t node, HsaGpuTileConfig* config) {
                             "GetTileConfig: the counts are above 4096 or the arrays wrap the "
                             "address space");
   }
-  const kfd::GetTileConfigArgs sent = a;
-  const Status s = device::Ioctl(ctx, &a);
-  if (!s.ok()) return KernelFailure(ctx, "GET_TILE_CONFIG", s);
   kfd::TileConfigResult r{};
-  const Status d = kfd::DecodeGetTileConfig(sent, a, &r);
-  if (!d.ok()) {
-    return ctx.diag().Error(d, kArea,
-                            "GET_TILE_CONFIG reported more entries than the arrays hold or "
-                            "changed its pointers");
-  }
-  HsaGpuTileConfig outv = in;
-  outv.NumTileConfigs = r.num_tile_configs;
-  outv.NumMacroTileConfigs = r.num_macro_tile_configs;
-  outv.GbAddrConfig = r.gb_addr_config;
-  outv.NumBanks = r.num_banks;
-  outv.NumRanks = r.num_ranks;
-  *config = outv;
+  HKE_RETURN_IF_ERROR(
+      device::RoundTrip(ctx, kArea, "GET_TILE_CONFIG", &a, kfd::DecodeGetTileConfig,
+                        "GET_TILE_CONFIG reported more entries than the arrays hold or "
+                        "changed its pointers",
+                        &r));
+  // Success: the counts and the GPU's facts; the arrays were filled in place.
+  config->NumTileConfigs = r.num_tile_configs;
+  config->NumMacroTileConfigs = r.num_macro_tile_configs;
+  config->GbAddrConfig = r.gb_addr_config;
+  config->NumBanks = r.num_banks;
+  config->NumRanks = r.num_ranks;
   return Status::Ok();
 }
 

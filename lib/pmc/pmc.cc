@@ -264,11 +264,12 @@ Status BadId(Context& ctx, const char* call, uint64_t id, const char* why) {
 
 using TracePin = SlotCopyPin<Trace, config::kMaxPmcTraces, Mutex>;
 
-// Pins the live trace `id` of this open into `pin` (a copy to work on,
-// stored back and unpinned when `pin` goes out of scope), on *node when
-// `node` is not null (the calls that name a node; Start/Query/StopTrace
-// name none).
+// Checks the device is open, then pins the live trace `id` of this open
+// into `pin` (a copy to work on, stored back and unpinned when `pin` goes
+// out of scope), on *node when `node` is not null (the calls that name a
+// node; Start/Query/StopTrace name none).
 Status Pin(Context& ctx, uint64_t id, const uint32_t* node, const char* call, TracePin* pin) {
+  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   profile::PinResult r = profile::PinResult::kUnknown;
   uint32_t owner = 0;
   {
@@ -459,7 +460,6 @@ Status RegisterTrace(Context& ctx, uint32_t node, uint32_t count, const HsaCount
 
 Status UnregisterTrace(Context& ctx, uint32_t node, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcUnregisterTrace";
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   TracePin pin;
   HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &pin));
   Trace& t = pin.item();
@@ -476,7 +476,6 @@ Status UnregisterTrace(Context& ctx, uint32_t node, uint64_t id) {
 
 Status AcquireTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcAcquireTraceAccess";
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   TracePin pin;
   HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &pin));
   Trace& t = pin.item();
@@ -514,7 +513,6 @@ Status AcquireTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
 
 Status ReleaseTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcReleaseTraceAccess";
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   TracePin pin;
   HKE_RETURN_IF_ERROR(Pin(ctx, id, &node, kCall, &pin));
   Trace& t = pin.item();
@@ -530,7 +528,6 @@ Status ReleaseTraceAccess(Context& ctx, uint32_t node, uint64_t id) {
 
 Status StartTrace(Context& ctx, uint64_t id, uint64_t buffer, uint64_t size) {
   constexpr const char* kCall = "hsaKmtPmcStartTrace";
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   TracePin pin;
   HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &pin));
   Trace& t = pin.item();
@@ -560,7 +557,6 @@ Status StartTrace(Context& ctx, uint64_t id, uint64_t buffer, uint64_t size) {
 
 Status QueryTrace(Context& ctx, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcQueryTrace";
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   TracePin pin;
   HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &pin));
   Trace& t = pin.item();
@@ -591,7 +587,6 @@ Status QueryTrace(Context& ctx, uint64_t id) {
 
 Status StopTrace(Context& ctx, uint64_t id) {
   constexpr const char* kCall = "hsaKmtPmcStopTrace";
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
   TracePin pin;
   HKE_RETURN_IF_ERROR(Pin(ctx, id, nullptr, kCall, &pin));
   Trace& t = pin.item();

@@ -17,9 +17,7 @@ constexpr const char* kArea = "profile";
 uint64_t Addr(const void* p) { return static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)); }
 
 Status KernelFailure(Context& ctx, const char* what, Status s) {
-  FixedText<128> t;
-  t.Append(what).Append(" failed: ").Append(StatusName(s));
-  return ctx.diag().Error(s, kArea, t.c_str());
+  return ctx.diag().Failed(s, kArea, what);
 }
 
 // Resolves a GPU node (a CPU node has no SPM and no sampler).

@@ -93,6 +93,33 @@ uint32_t CurrentEpoch(Context& ctx) {
   return epoch;
 }
 
+// A live queue of the current open, for one call: Acquire checks the
+// device is open, takes the queues lock (held until the scope ends) and
+// looks the handle up (INVALID_HANDLE for an unknown or stale one).
+class QueueRef {
+ public:
+  QueueRef() = default;
+  ~QueueRef() {
+    if (lock_ != nullptr) lock_->unlock();
+  }
+  QueueRef(const QueueRef&) = delete;
+  QueueRef& operator=(const QueueRef&) = delete;
+
+  Status Acquire(Context& ctx, uint64_t queue_id) {
+    HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+    lock_ = &ctx.queues_lock();
+    lock_->lock();
+    return Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &slot_);
+  }
+  QueueSlot* get() const { return slot_; }
+  QueueSlot* operator->() const { return slot_; }
+  QueueSlot& operator*() const { return *slot_; }
+
+ private:
+  Mutex* lock_ = nullptr;
+  QueueSlot* slot_ = nullptr;
+};
+
 // Buffers ------------------------------------------------------------------
 
 // The flags of the queue's buffers (current upstream's): host memory (the
@@ -448,10 +475,8 @@ Status Update(Context& ctx, uint64_t queue_id, uint32_t percentage, int64_t prio
   // percentage 0 does); an update with a ring enables it again.
   Status s = CheckRing(ring_va, ring_size, true);
   if (!s.ok()) return RingError(ctx, s, true);
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   kfd::QueueUpdate u{};
   u.queue_id = qs->kfd_queue_id;
   u.ring_base = ring_va;
@@ -469,11 +494,9 @@ Status Update(Context& ctx, uint64_t queue_id, uint32_t percentage, int64_t prio
 }
 
 Status Destroy(Context& ctx, uint64_t queue_id) {
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   QueuesState& q = ctx.queues();
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(q, queue_id, CurrentEpoch(ctx), &qs));
   kfd::DestroyQueueArgs a{};
   HKE_RETURN_IF_ERROR(kfd::EncodeDestroyQueue(qs->kfd_queue_id, &a));
   const Status s = device::Ioctl(ctx, &a);
@@ -484,7 +507,7 @@ Status Destroy(Context& ctx, uint64_t queue_id) {
                             "freeing a destroyed queue's buffers failed; memory teardown keeps them");
   }
   DropDoorbell(q, qs->gpu);
-  q.slots.Free(q.slots.IndexOf(qs));
+  q.slots.Free(q.slots.IndexOf(qs.get()));
   return Status::Ok();
 }
 
@@ -494,10 +517,8 @@ Status SetCuMask(Context& ctx, uint64_t queue_id, uint32_t num_bits, const uint3
     return ctx.diag().Error(InvalidArgument(), kArea,
                             "a CU mask is a nonzero multiple of 32 bits, at most 1024");
   }
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   kfd::SetCuMaskArgs a{};
   Status s = kfd::EncodeSetCuMask(qs->kfd_queue_id,
                                   static_cast<uint64_t>(reinterpret_cast<uintptr_t>(mask)),
@@ -513,10 +534,8 @@ Status SetCuMask(Context& ctx, uint64_t queue_id, uint32_t num_bits, const uint3
 
 Status GetInfo(Context& ctx, uint64_t queue_id, HsaQueueInfo* out) {
   if (out == nullptr) return InvalidArgument();
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   if (qs->cwsr_va == 0) {
     return ctx.diag().Error(Unsupported(), kArea,
                             "the queue has no context save area (not a compute queue on gfx8+)");
@@ -547,10 +566,8 @@ Status GetInfo(Context& ctx, uint64_t queue_id, HsaQueueInfo* out) {
 
 Status AllocGws(Context& ctx, uint64_t queue_id, uint32_t num_gws, uint32_t* out_first) {
   if (out_first == nullptr) return InvalidArgument();
-  HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
-  LockGuard lock(ctx.queues_lock());
-  QueueSlot* qs = nullptr;
-  HKE_RETURN_IF_ERROR(Lookup(ctx.queues(), queue_id, CurrentEpoch(ctx), &qs));
+  QueueRef qs;
+  HKE_RETURN_IF_ERROR(qs.Acquire(ctx, queue_id));
   kfd::AllocQueueGwsArgs a{};
   a.queue_id = qs->kfd_queue_id;
   a.num_gws = num_gws;
@@ -561,18 +578,14 @@ Status AllocGws(Context& ctx, uint64_t queue_id, uint32_t num_gws, uint32_t* out
 }
 
 Status GetStats(Context& ctx, Stats* out) {
-  if (out == nullptr) return InvalidArgument();
-  LockGuard lock(ctx.queues_lock());
-  const QueuesState& q = ctx.queues();
-  Stats st{};
-  st.live = q.slots.live();
-  st.capacity = config::kMaxQueues;
-  st.slots_touched = q.slots.high_water();
-  for (uint32_t g = 0; g < config::kMaxGpus; ++g) {
-    if (q.doorbells[g].va != 0) ++st.doorbell_mappings;
-  }
-  *out = st;
-  return Status::Ok();
+  return ReadLocked(ctx.queues_lock(), out, [&q = ctx.queues()] {
+    Stats st{};
+    q.slots.FillStats(&st);
+    for (uint32_t g = 0; g < config::kMaxGpus; ++g) {
+      if (q.doorbells[g].va != 0) ++st.doorbell_mappings;
+    }
+    return st;
+  });
 }
 
 Status KernelQueueId(Context& ctx, uint64_t queue_id, uint32_t* out) {

@@ -37,7 +37,7 @@
 //    queue_id * 4 (older GPUs).
 //  - Checks made before any ioctl, each with a diagnostics message: the
 //    ring (non-null, 256-byte aligned, a power of two of at least 1 KiB and
-//    at most 4 GiB: the kernel silently rounds smaller rings up to 1 KiB and
+//    at most 2 GiB: the kernel silently rounds smaller rings up to 1 KiB and
 //    would write past a smaller buffer), the type, the priority (-3..3,
 //    mapped to the kernel's 0..15 by PriorityToKfd), the percentage (low
 //    byte at most 100, bits 8-15 a PM4 target XCC), the SDMA engine id of
@@ -232,10 +232,7 @@ Status GetInfo(Context& ctx, uint64_t queue_id, HsaQueueInfo* out);
 Status AllocGws(Context& ctx, uint64_t queue_id, uint32_t num_gws, uint32_t* out_first);
 
 // Introspection for tests and tools.
-struct Stats {
-  uint32_t live;
-  uint32_t capacity;
-  uint32_t slots_touched;
+struct Stats : SlotStats {  // the queue table's counters
   uint32_t doorbell_mappings;
 };
 Status GetStats(Context& ctx, Stats* out);

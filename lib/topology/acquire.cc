@@ -343,11 +343,7 @@ Status Acquisition::ReadApertures() {
   std::memset(t_.raw_apertures, 0, sizeof(t_.raw_apertures));
   kfd::GetProcessAperturesNewArgs reply = sent;
   Status s = device::Ioctl(ctx_, &reply);
-  if (!s.ok()) {
-    FixedText<128> m;
-    m.Append("GET_PROCESS_APERTURES_NEW failed: ").Append(StatusName(s));
-    return ctx_.diag().Error(s, kArea, m.c_str());
-  }
+  if (!s.ok()) return ctx_.diag().Failed(s, kArea, "GET_PROCESS_APERTURES_NEW");
   uint32_t n = 0;
   s = kfd::DecodeGetProcessAperturesNew(sent, reply, t_.raw_apertures, t_.apertures,
                                         config::kMaxGpus, &n);

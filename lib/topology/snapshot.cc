@@ -179,6 +179,31 @@ class SnapshotReader {
     return diag_.Error(::hke::Exhausted(), kArea, msg.c_str(), path);
   }
 
+  // A node's count of one kind of record (its properties' `key`) within the
+  // per-node bound `max` (the config constant named `constant`).
+  Status NodeCountFits(const NodeRecord& rec, const char* key, uint32_t count, uint32_t max,
+                       const char* constant) {
+    if (count <= max) return Status::Ok();
+    Path path;
+    NodePath(&path, rec.sysfs_id, "properties");
+    return Exhausted(key, count, max, constant, path.c_str());
+  }
+
+  // Room for one more record in a shared pool of `pool` entries, `used`
+  // taken; `path` is the file of the record that needs it.
+  Status PoolHasRoom(const char* what, uint32_t used, uint32_t pool, const char* constant,
+                     const Path& path) {
+    if (used < pool) return Status::Ok();
+    return Exhausted(what, used + 1ull, pool, constant, path.c_str());
+  }
+
+  // Reads properties/<dir>/<i> of a node into the file buffer: its path in
+  // *path, its length in *n.
+  Status ReadNodeEntry(const NodeRecord& rec, const char* dir, uint32_t i, Path* path, size_t* n) {
+    NodePath(path, rec.sysfs_id, "properties", dir, i);
+    return Read(*path, Missing::kProtocol, n);
+  }
+
   Status ReadSystemProperties() {
     Path path;
     Root(&path).Append("/system_properties");
@@ -292,24 +317,17 @@ class SnapshotReader {
   Status ReadBanks(uint32_t user) {
     NodeRecord& rec = s_.nodes[user];
     const uint32_t count = rec.Get32(kMemBanksCount);
-    if (count > s_.max_banks) {
-      Path path;
-      NodePath(&path, rec.sysfs_id, "properties");
-      return Exhausted("mem_banks_count", count, s_.max_banks, "hke::config::kMaxMemBanksPerNode",
-                       path.c_str());
-    }
+    HKE_RETURN_IF_ERROR(NodeCountFits(rec, "mem_banks_count", count, s_.max_banks,
+                                      "hke::config::kMaxMemBanksPerNode"));
     rec.first_bank = snap_.used_banks_;
     for (uint32_t i = 0; i < count; ++i) {
       Path path;
-      NodePath(&path, rec.sysfs_id, "properties", "mem_banks", i);
       size_t n = 0;
-      HKE_RETURN_IF_ERROR(Read(path, Missing::kProtocol, &n));
+      HKE_RETURN_IF_ERROR(ReadNodeEntry(rec, "mem_banks", i, &path, &n));
       FixedPropertyValues<kMemKeyCount> v;
       HKE_RETURN_IF_ERROR(ParseFile(path, n, MemKeys(), &v));
-      if (snap_.used_banks_ >= s_.bank_pool) {
-        return Exhausted("the memory bank pool", snap_.used_banks_ + 1ull, s_.bank_pool,
-                         "the bank pool (config::kMaxMemBanksTotal)", path.c_str());
-      }
+      HKE_RETURN_IF_ERROR(PoolHasRoom("the memory bank pool", snap_.used_banks_, s_.bank_pool,
+                                      "the bank pool (config::kMaxMemBanksTotal)", path));
       MemBankRecord& b = s_.banks[snap_.used_banks_++];
       b.heap_type = v.Get32(kHeapType);
       b.size_in_bytes = v.Get(kSizeInBytes);
@@ -325,23 +343,16 @@ class SnapshotReader {
     NodeRecord& rec = s_.nodes[user];
     const uint32_t count = rec.Get32(kCachesCount);
     if (count == 0 && !rec.is_gpu() && options_.cpu_details) return cpus.ReadCpuCaches(user);
-    if (count > s_.max_caches) {
-      Path path;
-      NodePath(&path, rec.sysfs_id, "properties");
-      return Exhausted("caches_count", count, s_.max_caches, "hke::config::kMaxCachesPerNode",
-                       path.c_str());
-    }
+    HKE_RETURN_IF_ERROR(NodeCountFits(rec, "caches_count", count, s_.max_caches,
+                                      "hke::config::kMaxCachesPerNode"));
     rec.first_cache = snap_.used_caches_;
     for (uint32_t i = 0; i < count; ++i) {
       Path path;
-      NodePath(&path, rec.sysfs_id, "properties", "caches", i);
       size_t n = 0;
-      HKE_RETURN_IF_ERROR(Read(path, Missing::kProtocol, &n));
+      HKE_RETURN_IF_ERROR(ReadNodeEntry(rec, "caches", i, &path, &n));
       FixedPropertyValues<kCacheKeyCount> v;
-      if (snap_.used_caches_ >= s_.cache_pool) {
-        return Exhausted("the cache pool", snap_.used_caches_ + 1ull, s_.cache_pool,
-                         "the cache pool (config::kMaxCachesTotal)", path.c_str());
-      }
+      HKE_RETURN_IF_ERROR(PoolHasRoom("the cache pool", snap_.used_caches_, s_.cache_pool,
+                                      "the cache pool (config::kMaxCachesTotal)", path));
       CacheRecord& c = s_.caches[snap_.used_caches_];
       ListSink siblings{kSiblingMapKey, c.siblings, kSiblingBits, false};
       HKE_RETURN_IF_ERROR(ParseFile(path, n, CacheKeys(), &v, &siblings));
@@ -394,10 +405,8 @@ class SnapshotReader {
           return Exhausted("io_links_count + p2p_links_count", kept + 1ull, s_.max_links,
                            "hke::config::kMaxLinksPerNode", path.c_str());
         }
-        if (snap_.used_links_ >= s_.link_pool) {
-          return Exhausted("the link pool", snap_.used_links_ + 1ull, s_.link_pool,
-                           "the link pool (config::kMaxLinksTotal)", path.c_str());
-        }
+        HKE_RETURN_IF_ERROR(PoolHasRoom("the link pool", snap_.used_links_, s_.link_pool,
+                                        "the link pool (config::kMaxLinksTotal)", path));
         LinkRecord& l = s_.links[snap_.used_links_++];
         for (uint32_t k = 0; k < kLinkKeyCount; ++k) l.v[k] = v.Get32(k);
         l.v[kNodeFrom] = user;

@@ -287,7 +287,7 @@ TEST_CASE("sequential inserts and erases from both ends stay balanced") {
   RequireValid(t);
 }
 
-TEST_CASE("lookups agree with the model: FindExact, LowerBound, FindLastStartingAtOrBefore, neighbours") {
+TEST_CASE("lookups agree with the model: FindExact, LowerBound, FindAtOrBelow, neighbours") {
   constexpr uint32_t kCap = 600;
   std::vector<RangeNode> buf(kCap);
   RangeNodePool pool(buf.data(), kCap);
@@ -326,7 +326,7 @@ TEST_CASE("lookups agree with the model: FindExact, LowerBound, FindLastStarting
 
     // Last node whose start <= s: the last key < (s + 1, 0, 0).
     const auto ub = model.lower_bound(Key{s + 1, 0, 0});
-    const uint32_t tle = t.FindLastStartingAtOrBefore(s);
+    const uint32_t tle = t.FindAtOrBelow(s);
     if (ub == model.begin()) {
       REQUIRE(tle == kNil);
     } else {

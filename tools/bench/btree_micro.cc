@@ -89,7 +89,7 @@ struct AvlContaining {
 struct AvlLastStart {
   const RangeTree* t;
   uint32_t operator()(uint64_t a) const {
-    const uint32_t n = t->FindLastStartingAtOrBefore(a);
+    const uint32_t n = t->FindAtOrBelow(a);
     if (n == kNil) return UINT32_MAX;
     const RangeNode& r = t->node(n);
     return (a - r.start < r.size || (r.size == 0 && a == r.start)) ? r.value : UINT32_MAX;
@@ -203,7 +203,7 @@ Row RunOne(uint32_t n, std::mt19937_64& rng) {
   // node up first, as Unindex's caller holds it).
   std::shuffle(starts.begin(), starts.end(), rng);
   std::vector<uint32_t> avl_nodes(n);
-  for (uint32_t i = 0; i < n; ++i) avl_nodes[i] = avl.FindLastStartingAtOrBefore(starts[i]);
+  for (uint32_t i = 0; i < n; ++i) avl_nodes[i] = avl.FindAtOrBelow(starts[i]);
   t0 = NowNs();
   for (uint32_t i = 0; i < n; ++i) {
     if (!avl.Erase(avl_nodes[i]).ok()) Die("AVL erase failed");
