@@ -184,6 +184,7 @@ int Simulator::AllocBacking(int gpu, uint64_t size, uint64_t* offset) {
   std::snprintf(name, sizeof(name), "kfdsim-gpu%u-bo", board_.desc.gpus[static_cast<size_t>(gpu)].gpu_id);
   int r = EnsureFd(&g.backing_fd, name, 0);
   if (r != 0) return r;
+  ReclaimRetiredLocked(gpu);  // ranges other processes held until now (share.cc)
   for (auto it = g.free_ranges.begin(); it != g.free_ranges.end(); ++it) {
     if (it->second < size) continue;
     *offset = it->first;
@@ -232,7 +233,8 @@ void Simulator::FreeBacking(int gpu, uint64_t offset, uint64_t size) {
 void Simulator::DropStorage(const std::shared_ptr<Storage>& s) {
   if (!s) return;
   if (--s->refs != 0) return;
-  FreeBacking(s->gpu, s->offset, s->size);
+  // Another process of the machine may still hold a shared range (share.cc).
+  if (!ReleaseShareLocked(s.get())) FreeBacking(s->gpu, s->offset, s->size);
   GpuProc& g = gpus_[static_cast<size_t>(s->gpu)];
   if (s->account == 1) g.vram_used -= std::min(g.vram_used, s->size);
   if (s->account == 2) g.gtt_used -= std::min(g.gtt_used, s->size);
@@ -431,6 +433,9 @@ int Simulator::IocExportDmabuf(IoctlCtx&, void* d) {
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
   auto it = g.bos.find(static_cast<uint32_t>(a->handle));
   if (it == g.bos.end() || !it->second.storage) return EINVAL;
+  // Published machine-wide so another process can import the descriptor
+  // (best effort: without a registry the dma-buf stays process-local).
+  (void)PublishLocked(it->second.storage, it->second.flags);
   int fd = -1;
   if (int r = NewDmabufLocked(it->second.storage, it->second.flags, nullptr,
                               (a->flags & O_CLOEXEC) != 0, &fd, nullptr)) {
@@ -455,6 +460,19 @@ int Simulator::IocGetDmabufInfo(IoctlCtx&, void* d) {
   FileKey key;
   if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
   auto it = dmabufs_.find(key);
+  ShareKey share;
+  if (it == dmabufs_.end() && ForeignDmabufKey(a->dmabuf_fd, &share)) {
+    // Another process's KFD export (share.cc): no metadata.
+    ShareInfo info;
+    if (SharesLocked() == nullptr || shares_->Lookup(share, &info) != 0 || GpuIndex(info.gpu_id) < 0) {
+      return EINVAL;
+    }
+    a->size = info.size;
+    if (a->metadata_ptr != 0) a->metadata_size = 0;
+    a->gpu_id = info.gpu_id;
+    a->flags = info.flags & (k::kAllocMemVram | k::kAllocMemGtt | k::kAllocMemPublic);
+    return 0;
+  }
   if (it == dmabufs_.end()) return EINVAL;
   const Dmabuf& buf = it->second;
   const uint32_t flags = DmabufKfdFlags(buf);
@@ -482,6 +500,21 @@ int Simulator::IocImportDmabuf(IoctlCtx&, void* d) {
   FileKey key;
   if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
   auto it = dmabufs_.find(key);
+  ShareKey share;
+  if (it == dmabufs_.end() && ForeignDmabufKey(a->dmabuf_fd, &share)) {
+    // Another process's KFD export (share.cc).
+    std::shared_ptr<Storage> s = FindSharedLocked(share);
+    ShareInfo info;
+    if (s == nullptr) {
+      if (int r = AttachShareLocked(share, gpu, &s, &info)) return r;
+      s->refs = 0;  // AddAliasBo takes the only reference
+    } else if (s->gpu != gpu || SharesLocked() == nullptr || shares_->Lookup(share, &info) != 0) {
+      return EINVAL;
+    }
+    const uint32_t flags = info.flags & (k::kAllocMemVram | k::kAllocMemGtt | k::kAllocMemPublic);
+    a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, s, flags);
+    return 0;
+  }
   if (it == dmabufs_.end() || it->second.storage->gpu != gpu) return EINVAL;
   uint32_t flags = DmabufKfdFlags(it->second);
   if ((flags & (k::kAllocMemVram | k::kAllocMemGtt)) == 0) return EINVAL;
@@ -521,8 +554,16 @@ int Simulator::IocIpcExport(IoctlCtx&, void* d) {
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
   auto it = g.bos.find(static_cast<uint32_t>(a->handle));
   if (it == g.bos.end() || !it->second.storage) return EINVAL;
-  const std::array<uint32_t, 4> key{0x4b465349u /* "KFSI" */, a->gpu_id, ++ipc_serial_,
-                                    static_cast<uint32_t>(it->second.storage->offset >> 12)};
+  const std::shared_ptr<Storage>& storage = it->second.storage;
+  // The machine-wide share words (share.cc); without a registry, words
+  // only this process knows.
+  std::array<uint32_t, 4> key{0x4b465349u /* "KFSI" */, a->gpu_id, ++ipc_serial_,
+                              static_cast<uint32_t>(storage->offset >> 12)};
+  if (PublishLocked(storage, it->second.flags) == 0) key = storage->share;
+  if (ipc_.count(key) != 0) {  // exported before: the same words
+    for (int i = 0; i < 4; ++i) a->share_handle[i] = key[static_cast<size_t>(i)];
+    return 0;
+  }
   IpcShare share;
   share.storage = it->second.storage;
   share.storage->refs++;
@@ -541,7 +582,22 @@ int Simulator::IocIpcImport(IoctlCtx&, void* d) {
   const std::array<uint32_t, 4> key{a->share_handle[0], a->share_handle[1], a->share_handle[2],
                                     a->share_handle[3]};
   auto it = ipc_.find(key);
-  if (it == ipc_.end() || it->second.storage->gpu != gpu) return EINVAL;
+  if (it == ipc_.end()) {
+    // Another process's share (share.cc), or one this process imported already.
+    std::shared_ptr<Storage> s = FindSharedLocked(key);
+    ShareInfo info;
+    if (s == nullptr) {
+      if (int r = AttachShareLocked(key, gpu, &s, &info)) return r;
+      s->refs = 0;  // AddAliasBo takes the only reference
+    } else if (s->gpu != gpu || SharesLocked() == nullptr || shares_->Lookup(key, &info) != 0) {
+      return EINVAL;
+    }
+    a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, s, info.flags);
+    a->mmap_offset = s->offset;
+    a->flags = info.flags;
+    return 0;
+  }
+  if (it->second.storage->gpu != gpu) return EINVAL;
   a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, it->second.storage, it->second.flags);
   a->mmap_offset = it->second.storage->offset;
   a->flags = it->second.flags;
@@ -620,7 +676,8 @@ int Simulator::MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int pr
   // KFD BOs are accessible only through the DRM file the VM was acquired on.
   if (!g.vm_acquired || !(g.vm_file == ctx.key)) return EACCES;
   if (offset + len > hit->offset + hit->size) return EINVAL;
-  void* p = mmap(addr, length, prot, flags, g.backing_fd, static_cast<off_t>(offset));
+  const uint64_t file_off = StorageFileOffset(*hit) + (offset - hit->offset);
+  void* p = mmap(addr, length, prot, flags, StorageFd(*hit), static_cast<off_t>(file_off));
   if (p == MAP_FAILED) return errno;
   *out = p;
   return 0;
