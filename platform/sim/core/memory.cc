@@ -541,10 +541,14 @@ uint64_t Simulator::AddAliasBo(int gpu, uint32_t gpu_id, uint64_t va,
 }
 
 // IPC share handles (the DKMS driver's IPC_EXPORT/IMPORT_HANDLE): EXPORT
-// gives 4 words naming the BO's storage (unique per export); IMPORT of
-// those words on the same GPU makes a new handle on the same storage at
-// the given VA. Unknown words, another GPU, userptr/doorbell/MMIO BOs ->
-// EINVAL. A share lives as long as the process (no release ioctl exists).
+// gives 4 words naming the BO's storage (the same words for every export
+// of a BO, as the driver keeps one IPC object per BO); IMPORT of those
+// words on the same GPU, in this or another process of the machine
+// (share.cc), makes a new handle on the same storage at the given VA.
+// Unknown words, another GPU, userptr/doorbell/MMIO BOs -> EINVAL. A share
+// lives as long as a BO of its storage does in some process (no release
+// ioctl exists). Without a share registry (its file cannot be opened) the
+// words are known to this process only, and live as long as it.
 int Simulator::IocIpcExport(IoctlCtx&, void* d) {
   auto* a = static_cast<k::IpcExportHandleArgs*>(d);
   std::lock_guard<std::mutex> pl(proc_mu_);
@@ -559,9 +563,9 @@ int Simulator::IocIpcExport(IoctlCtx&, void* d) {
   // only this process knows.
   std::array<uint32_t, 4> key{0x4b465349u /* "KFSI" */, a->gpu_id, ++ipc_serial_,
                               static_cast<uint32_t>(storage->offset >> 12)};
-  if (PublishLocked(storage, it->second.flags) == 0) key = storage->share;
-  if (ipc_.count(key) != 0) {  // exported before: the same words
-    for (int i = 0; i < 4; ++i) a->share_handle[i] = key[static_cast<size_t>(i)];
+  if (PublishLocked(storage, it->second.flags) == 0) {
+    // The share lives as long as a BO of the storage does, in any process.
+    for (int i = 0; i < 4; ++i) a->share_handle[i] = storage->share[static_cast<size_t>(i)];
     return 0;
   }
   IpcShare share;
