@@ -503,14 +503,9 @@ int Simulator::IocImportDmabuf(IoctlCtx&, void* d) {
   ShareKey share;
   if (it == dmabufs_.end() && ForeignDmabufKey(a->dmabuf_fd, &share)) {
     // Another process's KFD export (share.cc).
-    std::shared_ptr<Storage> s = FindSharedLocked(share);
+    std::shared_ptr<Storage> s;
     ShareInfo info;
-    if (s == nullptr) {
-      if (int r = AttachShareLocked(share, gpu, &s, &info)) return r;
-      s->refs = 0;  // AddAliasBo takes the only reference
-    } else if (s->gpu != gpu || SharesLocked() == nullptr || shares_->Lookup(share, &info) != 0) {
-      return EINVAL;
-    }
+    if (int r = ImportShareLocked(share, gpu, &s, &info)) return r;
     const uint32_t flags = info.flags & (k::kAllocMemVram | k::kAllocMemGtt | k::kAllocMemPublic);
     a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, s, flags);
     return 0;
@@ -588,14 +583,9 @@ int Simulator::IocIpcImport(IoctlCtx&, void* d) {
   auto it = ipc_.find(key);
   if (it == ipc_.end()) {
     // Another process's share (share.cc), or one this process imported already.
-    std::shared_ptr<Storage> s = FindSharedLocked(key);
+    std::shared_ptr<Storage> s;
     ShareInfo info;
-    if (s == nullptr) {
-      if (int r = AttachShareLocked(key, gpu, &s, &info)) return r;
-      s->refs = 0;  // AddAliasBo takes the only reference
-    } else if (s->gpu != gpu || SharesLocked() == nullptr || shares_->Lookup(key, &info) != 0) {
-      return EINVAL;
-    }
+    if (int r = ImportShareLocked(key, gpu, &s, &info)) return r;
     a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, s, info.flags);
     a->mmap_offset = s->offset;
     a->flags = info.flags;

@@ -117,6 +117,19 @@ int Simulator::AttachShareLocked(const ShareKey& key, int gpu, std::shared_ptr<S
   return 0;
 }
 
+int Simulator::ImportShareLocked(const ShareKey& key, int gpu, std::shared_ptr<Storage>* out,
+                                 ShareInfo* info) {
+  std::shared_ptr<Storage> s = FindSharedLocked(key);
+  if (s == nullptr) {
+    if (int r = AttachShareLocked(key, gpu, &s, info)) return r;
+    s->refs = 0;  // the caller's alias BO takes the only reference
+  } else if (s->gpu != gpu || SharesLocked() == nullptr || shares_->Lookup(key, info) != 0) {
+    return EINVAL;
+  }
+  *out = std::move(s);
+  return 0;
+}
+
 bool Simulator::ReleaseShareLocked(Storage* s) {
   if (!s->shared || shares_ == nullptr) return false;
   const int left = shares_->Release(s->share, share_owner_);

@@ -407,6 +407,10 @@ class Simulator {
   // A storage for a share of another process on `gpu` (EINVAL: unknown,
   // another GPU, or gone).
   int AttachShareLocked(const ShareKey& key, int gpu, std::shared_ptr<Storage>* out, ShareInfo* info);
+  // The storage an import of `key` on `gpu` aliases: this process's own
+  // (exported or imported before) or a new attach (refs 0, for the caller's
+  // AddAliasBo). EINVAL: unknown, another GPU, or gone.
+  int ImportShareLocked(const ShareKey& key, int gpu, std::shared_ptr<Storage>* out, ShareInfo* info);
   // A live storage of this process with that share key, or null.
   std::shared_ptr<Storage> FindSharedLocked(const ShareKey& key) const;
   // The last reference of a published storage is gone: true when the
