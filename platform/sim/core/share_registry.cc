@@ -8,7 +8,8 @@
 // description (a fork child reopens: an inherited description would share
 // the parent's lock); threads of one process are serialised by one mutex,
 // held across fork by the atfork handlers so a child never inherits it
-// taken.
+// taken (fork.cc takes it after every simulator's locks: the order of a
+// registry call made under proc_mu_).
 #include "platform/sim/core/share_registry.h"
 
 #include <errno.h>
@@ -39,9 +40,6 @@ std::mutex& ProcessMutex() {
   static std::mutex mu;
   return mu;
 }
-
-void AtforkPrepare() { ProcessMutex().lock(); }
-void AtforkRelease() { ProcessMutex().unlock(); }
 
 // Opens without the preload front end's open() interposer (the core runs
 // inside it, under its own locks).
@@ -105,8 +103,6 @@ struct ShareRegistry::Table {
 };
 
 std::shared_ptr<ShareRegistry> ShareRegistry::ForMachine(const std::string& machine) {
-  static std::once_flag once;
-  std::call_once(once, [] { (void)pthread_atfork(&AtforkPrepare, &AtforkRelease, &AtforkRelease); });
   std::lock_guard<std::mutex> l(ProcessMutex());
   static std::map<std::string, std::weak_ptr<ShareRegistry>> open;
   char name[96];
@@ -139,6 +135,9 @@ std::shared_ptr<ShareRegistry> ShareRegistry::ForMachine(const std::string& mach
   open[name] = r;
   return r;
 }
+
+void ShareRegistry::LockForFork() { ProcessMutex().lock(); }
+void ShareRegistry::UnlockForFork() { ProcessMutex().unlock(); }
 
 ShareRegistry::~ShareRegistry() {
   if (table_ != nullptr) munmap(table_, sizeof(Table));

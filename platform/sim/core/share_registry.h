@@ -16,7 +16,7 @@
 //
 // Ownership: a Registry is shared by every simulator of the process on the
 // same machine (ForMachine). Threading: every call is thread-safe (a
-// process mutex, taken over fork by pthread_atfork handlers) and
+// process mutex, held across fork by the simulators' fork handlers) and
 // process-safe (flock on a descriptor each process opens for itself).
 #ifndef HKE_PLATFORM_SIM_CORE_SHARE_REGISTRY_H_
 #define HKE_PLATFORM_SIM_CORE_SHARE_REGISTRY_H_
@@ -63,6 +63,11 @@ class ShareRegistry {
   void ReleaseOwner(uint64_t owner);
 
   const std::string& path() const { return path_; }
+
+  // The process mutex, for the simulators' fork handlers (fork.cc): taken
+  // after every simulator lock, as registry calls nest inside proc_mu_.
+  static void LockForFork();
+  static void UnlockForFork();
 
   struct Table;
 
