@@ -19,17 +19,29 @@
  *               does, compared with argv[2] ("name=value,..."), and
  *               hsaKmtGetXNACKMode compared with argv[3].
  *
+ *   share-fork  hsaKmtShareMemory and hsaKmtExportDMABufHandle of a VRAM
+ *               buffer in the parent; a forked child (a new process of the
+ *               same simulated machine) reopens KFD, imports both
+ *               (hsaKmtRegisterSharedHandle + hsaKmtMapMemoryToGPU,
+ *               hsaKmtRegisterGraphicsHandleToNodes on the inherited
+ *               descriptor), sees the parent's bytes, writes its own, and
+ *               still reads them after the parent freed the buffer and
+ *               closed the descriptor. The child reports through its exit
+ *               status (a bit per failed step).
+ *
  * Prints one "<check> ok" or "<check> FAILED ..." line per check; exits 0
  * when every check passed, 1 otherwise, 2 on a usage error.
  * Single-threaded.
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "hsakmt/hsakmt.h"
@@ -216,10 +228,98 @@ static int amdgpu_params(const char* expected, int xnack) {
   return 0;
 }
 
+static int share_child(uint32_t node, const HsaSharedMemoryHandle* h, int dmabuf_fd, uint64_t size,
+                       int to_parent, int from_parent) {
+  int bad = 0;
+  if (hsaKmtOpenKFD() != HSAKMT_STATUS_SUCCESS) return 1; /* the fork rule: reopen */
+  HsaSystemProperties sys;
+  if (hsaKmtAcquireSystemProperties(&sys) != HSAKMT_STATUS_SUCCESS) return 2;
+  void* q = NULL;
+  HSAuint64 got = 0;
+  if (hsaKmtRegisterSharedHandle(h, &q, &got) != HSAKMT_STATUS_SUCCESS || q == NULL) return 4;
+  if (got != size) bad |= 8;
+  if (hsaKmtMapMemoryToGPU(q, got, NULL) != HSAKMT_STATUS_SUCCESS) bad |= 16;
+  volatile unsigned char* bytes = (volatile unsigned char*)q;
+  if (bytes[12345] != 0x42) bad |= 32; /* the parent's bytes */
+  bytes[7] = 0x99;                     /* seen by the parent */
+  HsaGraphicsResourceInfo info;
+  memset(&info, 0, sizeof(info));
+  if (hsaKmtRegisterGraphicsHandleToNodes((HSAuint64)dmabuf_fd, &info, 1, &node) != HSAKMT_STATUS_SUCCESS ||
+      (uint64_t)info.SizeInBytes != size) {
+    bad |= 64;
+  }
+  const char imported = 'i';
+  if (write(to_parent, &imported, 1) != 1) bad |= 128;
+  char freed = 0;
+  if (read(from_parent, &freed, 1) != 1 || freed != 'f') bad |= 256;
+  if (bytes[12345] != 0x42 || bytes[8] != 0x77) bad |= 512; /* kept after the parent's free */
+  if (hsaKmtUnmapMemoryToGPU(q) != HSAKMT_STATUS_SUCCESS) bad |= 1024;
+  if (hsaKmtDeregisterMemory(q) != HSAKMT_STATUS_SUCCESS) bad |= 2048;
+  if (info.MemoryAddress != NULL && hsaKmtDeregisterMemory(info.MemoryAddress) != HSAKMT_STATUS_SUCCESS) {
+    bad |= 4096;
+  }
+  return bad;
+}
+
+static int share_fork(void) {
+  uint32_t gpu_id = 0;
+  const uint32_t node = first_gpu_node(&gpu_id);
+  if (node == UINT32_MAX) {
+    check("gpu-node", 0, "no GPU node");
+    return 1;
+  }
+  const uint64_t size = 1 << 20;
+  HsaMemFlags f;
+  memset(&f, 0, sizeof(f));
+  f.ui32.NonPaged = 1;
+  f.ui32.HostAccess = 1;
+  void* p = NULL;
+  check("alloc", hsaKmtAllocMemory(node, size, f, &p) == HSAKMT_STATUS_SUCCESS, "VRAM with host access");
+  if (p == NULL) return 1;
+  memset(p, 0x42, size);
+  HsaSharedMemoryHandle h;
+  check("share", hsaKmtShareMemory(p, size, &h) == HSAKMT_STATUS_SUCCESS, "");
+  int fd = -1;
+  HSAuint64 off = 0;
+  check("export-dmabuf", hsaKmtExportDMABufHandle(p, size, &fd, &off) == HSAKMT_STATUS_SUCCESS, "");
+  int up[2], down[2];
+  if (pipe(up) != 0 || pipe(down) != 0) return 1;
+  fflush(stdout);
+  const pid_t pid = fork();
+  if (pid < 0) return 1;
+  if (pid == 0) {
+    close(up[0]);
+    close(down[1]);
+    _exit(share_child(node, (const HsaSharedMemoryHandle*)&h, fd, size, up[1], down[0]));
+  }
+  close(up[1]);
+  close(down[0]);
+  char imported = 0;
+  const int child_imported = read(up[0], &imported, 1) == 1 && imported == 'i';
+  check("child-imported", child_imported, "the child did not report its imports");
+  if (child_imported) {
+    check("child-bytes-seen", ((unsigned char*)p)[7] == 0x99, "the child's byte is not in the parent's buffer");
+    ((unsigned char*)p)[8] = 0x77;
+  }
+  check("free", hsaKmtFreeMemory(p, size) == HSAKMT_STATUS_SUCCESS, "");
+  close(fd);
+  const char freed = 'f';
+  signal(SIGPIPE, SIG_IGN); /* a child that failed early closed its end: EPIPE, not death */
+  check("signal-child", write(down[1], &freed, 1) == 1, "");
+  int st = 0;
+  char detail[64];
+  const int waited = waitpid(pid, &st, 0) == pid;
+  snprintf(detail, sizeof(detail), "child status 0x%x", st);
+  check("child", waited && WIFEXITED(st) && WEXITSTATUS(st) == 0, detail);
+  close(up[0]);
+  close(down[1]);
+  return 0;
+}
+
 int main(int argc, char** argv) {
   const int params = argc == 4 && strcmp(argv[1], "amdgpu-params") == 0;
   if (argc != 2 && !params) {
-    fprintf(stderr, "usage: fidelity_api dbg-events|queue-buffers|amdgpu-params SPEC XNACK\n");
+    fprintf(stderr, "usage: fidelity_api dbg-events|queue-buffers|share-fork|amdgpu-params SPEC XNACK\n");
     return 2;
   }
   if (hsaKmtOpenKFD() != HSAKMT_STATUS_SUCCESS) {
@@ -229,6 +329,7 @@ int main(int argc, char** argv) {
   int r = 2;
   if (strcmp(argv[1], "dbg-events") == 0) r = dbg_events();
   if (strcmp(argv[1], "queue-buffers") == 0) r = queue_buffers();
+  if (strcmp(argv[1], "share-fork") == 0) r = share_fork();
   if (params) r = amdgpu_params(argv[2], atoi(argv[3]));
   hsaKmtCloseKFD();
   if (r == 2) fprintf(stderr, "fidelity_api: unknown scenario '%s'\n", argv[1]);

@@ -21,6 +21,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <set>
 
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
@@ -90,6 +91,24 @@ void Simulator::ResetProcess() {
   {
     std::lock_guard<std::mutex> el(ev_mu_);
     DropEventsLocked();
+  }
+  // Imports of other processes' shares: their memfds (share.cc). The
+  // registry holds of this simulator end with it; in a fork child the
+  // holds are the parent's (another pid) and stay.
+  {
+    std::set<int> files;
+    for (const GpuProc& g : gpus_) {
+      for (const auto& [idx, bo] : g.bos) {
+        (void)idx;
+        if (bo.storage && bo.storage->file >= 0) files.insert(bo.storage->file);
+      }
+    }
+    for (const auto& [key, buf] : dmabufs_) {
+      (void)key;
+      if (buf.storage && buf.storage->file >= 0) files.insert(buf.storage->file);
+    }
+    for (int f : files) close(f);
+    if (shares_ != nullptr) shares_->ReleaseOwner(share_owner_);
   }
   // GEM objects and dma-bufs drop their storage while the GPUs still exist.
   gem_files_.clear();

@@ -8,8 +8,9 @@
 // pthread_atfork handlers (installed with the first simulator) takes the
 // registry lock and then every lock of every registered simulator, in the
 // simulator's lock order (dev_mu_, proc_mu_, ev_mu_, smi_mu_, engine_.mu,
-// hook_mu_), before the fork, and releases them after it in both the
-// parent and the child. The child then finds every lock free; its own
+// hook_mu_), then the share registry's process mutex (share_registry.h),
+// before the fork, and releases them after it in both the parent and the
+// child. The child then finds every lock free; its own
 // state (no engine thread, inherited queues) is handled by the existing
 // fork checks (EngineThread::ForgetIfForked, the library's reset).
 //
@@ -41,9 +42,11 @@ std::vector<Simulator*>& Registry() {
 void Prepare() {
   RegistryMutex().lock();
   for (Simulator* s : Registry()) s->LockForFork();
+  ShareRegistry::LockForFork();  // registry calls nest inside proc_mu_ (share.cc)
 }
 
 void Release() {
+  ShareRegistry::UnlockForFork();
   for (auto it = Registry().rbegin(); it != Registry().rend(); ++it) (*it)->UnlockForFork();
   RegistryMutex().unlock();
 }

@@ -73,6 +73,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <cstring>
 #include <set>
 
@@ -326,7 +327,13 @@ int Simulator::IocGemClose(IoctlCtx& c, void* d) {
 
 int Simulator::NewDmabufLocked(const std::shared_ptr<Storage>& storage, uint32_t kfd_flags,
                                GemRef gem, bool cloexec, int* out_fd, FileKey* out_key) {
-  const int fd = memfd_create("kfdsim-dmabuf", cloexec ? MFD_CLOEXEC : 0u);
+  // A published storage's dma-buf names its share (share.cc).
+  char name[64] = "kfdsim-dmabuf";
+  if (storage->shared) {
+    std::snprintf(name, sizeof(name), "kfdsim-dmabuf-%08x%08x%08x%08x", storage->share[0],
+                  storage->share[1], storage->share[2], storage->share[3]);
+  }
+  const int fd = memfd_create(name, cloexec ? MFD_CLOEXEC : 0u);
   if (fd < 0) return errno;
   FileKey key;
   if (ftruncate(fd, static_cast<off_t>(storage->size)) != 0 || !KeyOf(fd, &key)) {
@@ -454,8 +461,8 @@ int Simulator::MmapGemLocked(const IoctlCtx& ctx, void* addr, size_t length, int
       if (!holds(obj)) continue;
       const Storage* s = obj->storage.get();
       if (offset + AlignUp(length, page_size_) > s->offset + s->size) return EINVAL;
-      const int fd = gpus_[static_cast<size_t>(s->gpu)].backing_fd;
-      void* p = mmap(addr, length, prot, flags, fd, static_cast<off_t>(offset));
+      const uint64_t file_off = StorageFileOffset(*s) + (offset - s->offset);
+      void* p = mmap(addr, length, prot, flags, StorageFd(*s), static_cast<off_t>(file_off));
       if (p == MAP_FAILED) return errno;
       *out = p;
       return 0;

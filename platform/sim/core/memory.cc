@@ -184,6 +184,7 @@ int Simulator::AllocBacking(int gpu, uint64_t size, uint64_t* offset) {
   std::snprintf(name, sizeof(name), "kfdsim-gpu%u-bo", board_.desc.gpus[static_cast<size_t>(gpu)].gpu_id);
   int r = EnsureFd(&g.backing_fd, name, 0);
   if (r != 0) return r;
+  ReclaimRetiredLocked(gpu);  // ranges other processes held until now (share.cc)
   for (auto it = g.free_ranges.begin(); it != g.free_ranges.end(); ++it) {
     if (it->second < size) continue;
     *offset = it->first;
@@ -232,7 +233,8 @@ void Simulator::FreeBacking(int gpu, uint64_t offset, uint64_t size) {
 void Simulator::DropStorage(const std::shared_ptr<Storage>& s) {
   if (!s) return;
   if (--s->refs != 0) return;
-  FreeBacking(s->gpu, s->offset, s->size);
+  // Another process of the machine may still hold a shared range (share.cc).
+  if (!ReleaseShareLocked(s.get())) FreeBacking(s->gpu, s->offset, s->size);
   GpuProc& g = gpus_[static_cast<size_t>(s->gpu)];
   if (s->account == 1) g.vram_used -= std::min(g.vram_used, s->size);
   if (s->account == 2) g.gtt_used -= std::min(g.gtt_used, s->size);
@@ -431,6 +433,9 @@ int Simulator::IocExportDmabuf(IoctlCtx&, void* d) {
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
   auto it = g.bos.find(static_cast<uint32_t>(a->handle));
   if (it == g.bos.end() || !it->second.storage) return EINVAL;
+  // Published machine-wide so another process can import the descriptor
+  // (best effort: without a registry the dma-buf stays process-local).
+  (void)PublishLocked(it->second.storage, it->second.flags);
   int fd = -1;
   if (int r = NewDmabufLocked(it->second.storage, it->second.flags, nullptr,
                               (a->flags & O_CLOEXEC) != 0, &fd, nullptr)) {
@@ -455,6 +460,19 @@ int Simulator::IocGetDmabufInfo(IoctlCtx&, void* d) {
   FileKey key;
   if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
   auto it = dmabufs_.find(key);
+  ShareKey share;
+  if (it == dmabufs_.end() && ForeignDmabufKey(a->dmabuf_fd, &share)) {
+    // Another process's KFD export (share.cc): no metadata.
+    ShareInfo info;
+    if (SharesLocked() == nullptr || shares_->Lookup(share, &info) != 0 || GpuIndex(info.gpu_id) < 0) {
+      return EINVAL;
+    }
+    a->size = info.size;
+    if (a->metadata_ptr != 0) a->metadata_size = 0;
+    a->gpu_id = info.gpu_id;
+    a->flags = info.flags & (k::kAllocMemVram | k::kAllocMemGtt | k::kAllocMemPublic);
+    return 0;
+  }
   if (it == dmabufs_.end()) return EINVAL;
   const Dmabuf& buf = it->second;
   const uint32_t flags = DmabufKfdFlags(buf);
@@ -482,6 +500,16 @@ int Simulator::IocImportDmabuf(IoctlCtx&, void* d) {
   FileKey key;
   if (!DmabufKey(a->dmabuf_fd, &key)) return EINVAL;
   auto it = dmabufs_.find(key);
+  ShareKey share;
+  if (it == dmabufs_.end() && ForeignDmabufKey(a->dmabuf_fd, &share)) {
+    // Another process's KFD export (share.cc).
+    std::shared_ptr<Storage> s;
+    ShareInfo info;
+    if (int r = ImportShareLocked(share, gpu, &s, &info)) return r;
+    const uint32_t flags = info.flags & (k::kAllocMemVram | k::kAllocMemGtt | k::kAllocMemPublic);
+    a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, s, flags);
+    return 0;
+  }
   if (it == dmabufs_.end() || it->second.storage->gpu != gpu) return EINVAL;
   uint32_t flags = DmabufKfdFlags(it->second);
   if ((flags & (k::kAllocMemVram | k::kAllocMemGtt)) == 0) return EINVAL;
@@ -508,10 +536,14 @@ uint64_t Simulator::AddAliasBo(int gpu, uint32_t gpu_id, uint64_t va,
 }
 
 // IPC share handles (the DKMS driver's IPC_EXPORT/IMPORT_HANDLE): EXPORT
-// gives 4 words naming the BO's storage (unique per export); IMPORT of
-// those words on the same GPU makes a new handle on the same storage at
-// the given VA. Unknown words, another GPU, userptr/doorbell/MMIO BOs ->
-// EINVAL. A share lives as long as the process (no release ioctl exists).
+// gives 4 words naming the BO's storage (the same words for every export
+// of a BO, as the driver keeps one IPC object per BO); IMPORT of those
+// words on the same GPU, in this or another process of the machine
+// (share.cc), makes a new handle on the same storage at the given VA.
+// Unknown words, another GPU, userptr/doorbell/MMIO BOs -> EINVAL. A share
+// lives as long as a BO of its storage does in some process (no release
+// ioctl exists). Without a share registry (its file cannot be opened) the
+// words are known to this process only, and live as long as it.
 int Simulator::IocIpcExport(IoctlCtx&, void* d) {
   auto* a = static_cast<k::IpcExportHandleArgs*>(d);
   std::lock_guard<std::mutex> pl(proc_mu_);
@@ -521,8 +553,16 @@ int Simulator::IocIpcExport(IoctlCtx&, void* d) {
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
   auto it = g.bos.find(static_cast<uint32_t>(a->handle));
   if (it == g.bos.end() || !it->second.storage) return EINVAL;
-  const std::array<uint32_t, 4> key{0x4b465349u /* "KFSI" */, a->gpu_id, ++ipc_serial_,
-                                    static_cast<uint32_t>(it->second.storage->offset >> 12)};
+  const std::shared_ptr<Storage>& storage = it->second.storage;
+  // The machine-wide share words (share.cc); without a registry, words
+  // only this process knows.
+  std::array<uint32_t, 4> key{0x4b465349u /* "KFSI" */, a->gpu_id, ++ipc_serial_,
+                              static_cast<uint32_t>(storage->offset >> 12)};
+  if (PublishLocked(storage, it->second.flags) == 0) {
+    // The share lives as long as a BO of the storage does, in any process.
+    for (int i = 0; i < 4; ++i) a->share_handle[i] = storage->share[static_cast<size_t>(i)];
+    return 0;
+  }
   IpcShare share;
   share.storage = it->second.storage;
   share.storage->refs++;
@@ -541,7 +581,17 @@ int Simulator::IocIpcImport(IoctlCtx&, void* d) {
   const std::array<uint32_t, 4> key{a->share_handle[0], a->share_handle[1], a->share_handle[2],
                                     a->share_handle[3]};
   auto it = ipc_.find(key);
-  if (it == ipc_.end() || it->second.storage->gpu != gpu) return EINVAL;
+  if (it == ipc_.end()) {
+    // Another process's share (share.cc), or one this process imported already.
+    std::shared_ptr<Storage> s;
+    ShareInfo info;
+    if (int r = ImportShareLocked(key, gpu, &s, &info)) return r;
+    a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, s, info.flags);
+    a->mmap_offset = s->offset;
+    a->flags = info.flags;
+    return 0;
+  }
+  if (it->second.storage->gpu != gpu) return EINVAL;
   a->handle = AddAliasBo(gpu, a->gpu_id, a->va_addr, it->second.storage, it->second.flags);
   a->mmap_offset = it->second.storage->offset;
   a->flags = it->second.flags;
@@ -620,7 +670,8 @@ int Simulator::MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int pr
   // KFD BOs are accessible only through the DRM file the VM was acquired on.
   if (!g.vm_acquired || !(g.vm_file == ctx.key)) return EACCES;
   if (offset + len > hit->offset + hit->size) return EINVAL;
-  void* p = mmap(addr, length, prot, flags, g.backing_fd, static_cast<off_t>(offset));
+  const uint64_t file_off = StorageFileOffset(*hit) + (offset - hit->offset);
+  void* p = mmap(addr, length, prot, flags, StorageFd(*hit), static_cast<off_t>(file_off));
   if (p == MAP_FAILED) return errno;
   *out = p;
   return 0;

@@ -45,6 +45,7 @@
 
 #include "lib/kfd/abi.h"
 #include "platform/sim/board.h"
+#include "platform/sim/core/share_registry.h"
 #include "platform/sim/core/util.h"
 
 namespace kfdsim {
@@ -323,6 +324,14 @@ class Simulator {
     // storage lives, and released with it (1 VRAM, 2 GTT, 0 none). KFD BOs
     // account at ALLOC/FREE instead.
     int account = 0;
+    // A storage another process of the machine exported (share.cc): the
+    // pages live in `file` (that process's backing memfd, opened through
+    // the share registry) at `file_offset`; `offset` is then only a range
+    // reserved in this GPU's mmap space. -1: the GPU's own backing memfd.
+    int file = -1;
+    uint64_t file_offset = 0;
+    bool shared = false;  // published in (or attached from) the share registry
+    ShareKey share{};
   };
   struct Bo {
     uint64_t va = 0;
@@ -342,6 +351,13 @@ class Simulator {
     uint64_t backing_len = 0;
     uint64_t top = 0;  // bump pointer in the backing memfd
     std::map<uint64_t, uint64_t> free_ranges;  // offset -> size
+    // Freed ranges other processes still hold through the share registry:
+    // returned to free_ranges once the share has no holder (share.cc).
+    struct Retired {
+      uint64_t offset = 0, size = 0;
+      ShareKey key{};
+    };
+    std::vector<Retired> retired;
     uint64_t vram_used = 0;
     uint64_t gtt_used = 0;
     std::map<uint32_t, Bo> bos;  // by IDR index (low 32 bits of the handle)
@@ -381,6 +397,28 @@ class Simulator {
   void FreeBacking(int gpu, uint64_t offset, uint64_t size);
   int EnsureFd(int* fd, const char* name, uint64_t size);
   void DropStorage(const std::shared_ptr<Storage>& s);  // proc_mu_ held
+  // ---------------- share.cc (under proc_mu_) ----------------
+  // The memfd and offset holding a storage's pages.
+  int StorageFd(const Storage& s) const;
+  uint64_t StorageFileOffset(const Storage& s) const { return s.file >= 0 ? s.file_offset : s.offset; }
+  ShareRegistry* SharesLocked();  // the machine's registry, or null
+  // Publishes the storage machine-wide (once): 0, or the registry's errno.
+  int PublishLocked(const std::shared_ptr<Storage>& s, uint32_t flags);
+  // A storage for a share of another process on `gpu` (EINVAL: unknown,
+  // another GPU, or gone).
+  int AttachShareLocked(const ShareKey& key, int gpu, std::shared_ptr<Storage>* out, ShareInfo* info);
+  // The storage an import of `key` on `gpu` aliases: this process's own
+  // (exported or imported before) or a new attach (refs 0, for the caller's
+  // AddAliasBo). EINVAL: unknown, another GPU, or gone.
+  int ImportShareLocked(const ShareKey& key, int gpu, std::shared_ptr<Storage>* out, ShareInfo* info);
+  // A live storage of this process with that share key, or null.
+  std::shared_ptr<Storage> FindSharedLocked(const ShareKey& key) const;
+  // The last reference of a published storage is gone: true when the
+  // caller must not free the range (another process still holds it).
+  bool ReleaseShareLocked(Storage* s);
+  void ReclaimRetiredLocked(int gpu);
+  // The share key a dma-buf descriptor of another process names (its memfd name).
+  static bool ForeignDmabufKey(uint32_t fd, ShareKey* key);
   int EnsureDoorbellPage(int gpu);                     // proc_mu_ held
   int MmapKfd(void* addr, size_t length, int prot, int flags, uint64_t offset, void** out);
   int MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int prot, int flags,
@@ -714,6 +752,10 @@ class Simulator {
   };
   std::map<std::array<uint32_t, 4>, IpcShare> ipc_;
   uint32_t ipc_serial_ = 0;
+  std::shared_ptr<ShareRegistry> shares_;  // share.cc, opened on first export/import
+  bool shares_tried_ = false;
+  const uint64_t share_owner_ = NextShareOwner();  // this simulator in the registry's holders
+  static uint64_t NextShareOwner();
   // SMI descriptors (smi.cc), under smi_mu_ (taken after any other lock).
   struct SmiClient {
     int fd = -1;            // the simulator's end of the socket pair

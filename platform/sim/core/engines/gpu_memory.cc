@@ -143,11 +143,11 @@ int Simulator::GpuAccess(int gpu, uint64_t va, void* buf, uint64_t n, bool write
       }
       const uint64_t delta = va - bo.va;
       if (bo.storage) {
-        const GpuProc& backing = gpus_[static_cast<size_t>(bo.storage->gpu)];
-        if (backing.backing_fd < 0) return EFAULT;
+        const int fd = StorageFd(*bo.storage);  // an import of another process: its memfd
+        if (fd < 0) return EFAULT;
         res.target = Target::kBacking;
-        res.fd = backing.backing_fd;
-        if (!hke::CheckedAdd(bo.storage->offset, delta, &res.address)) return EFAULT;
+        res.fd = fd;
+        if (!hke::CheckedAdd(StorageFileOffset(*bo.storage), delta, &res.address)) return EFAULT;
       } else if (bo.flags & k::kAllocMemUserptr) {
         res.target = Target::kUser;
         if (!hke::CheckedAdd(bo.userptr, delta, &res.address)) return EFAULT;

@@ -156,12 +156,13 @@ class ShaderVm final : public shader::VmBackend {
         out->host = nullptr;
         Extra x;
         if (bo.storage) {
-          const Simulator::GpuProc& backing = sim_->gpus_[static_cast<size_t>(bo.storage->gpu)];
-          if (backing.backing_fd < 0) return false;
-          out->host = Map(backing.backing_fd, bo.storage->offset, bo.storage->size);
+          const int fd = sim_->StorageFd(*bo.storage);  // an import of another process: its memfd
+          if (fd < 0) return false;
+          const uint64_t file_off = sim_->StorageFileOffset(*bo.storage);
+          out->host = Map(fd, file_off, bo.storage->size);
           x.kind = RegionKind::kFile;
-          x.fd = backing.backing_fd;
-          x.base = bo.storage->offset;
+          x.fd = fd;
+          x.base = file_off;
         } else if (bo.flags & k::kAllocMemUserptr) {
           x.kind = RegionKind::kUser;
           x.base = bo.userptr;
