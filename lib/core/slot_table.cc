@@ -28,7 +28,6 @@ uint32_t SlotTable::NextGeneration(uint32_t g) const {
 bool SlotTable::TakeAt(uint32_t slot, uint32_t* out_slot) {
   SlotMeta& m = meta_[slot];
   m.generation = NextGeneration(m.generation);
-  m.next_free = kNoSlot;
   m.pins = 0;
   m.state = SlotState::kReserved;
   ++reserved_;
@@ -67,7 +66,9 @@ bool SlotTable::Allocate(uint32_t* out_slot) {
   }
   if (slot == kNoSlot) return false;
   if (slot == high_water_) {
-    meta_[slot] = SlotMeta{0, kNoSlot, 0, SlotState::kFree};
+    meta_[slot] = SlotMeta{};
+    meta_[slot].next_free = kNoSlot;
+    meta_[slot].state = SlotState::kFree;
     ++high_water_;
   } else {
     free_head_ = meta_[slot].next_free;
@@ -115,7 +116,6 @@ void SlotTable::Free(uint32_t slot) {
     case SlotState::kRetiring: --live_; break;
   }
   m.state = SlotState::kFree;
-  m.pins = 0;
   PushFree(slot);
 }
 

@@ -80,13 +80,18 @@ bool DecodeHandle(const HandleFormat& f, uint64_t handle, uint32_t* out_slot,
 
 enum class SlotState : uint8_t { kFree, kReserved, kLive, kRetiring };
 
-// Per-slot bookkeeping; written when the slot is first taken.
+// Per-slot bookkeeping; written when the slot is first taken. A free slot
+// has no pins and a taken one no free-list link, so the two share a word
+// (12 bytes a slot: the tables hold up to 131072 memory objects).
 struct SlotMeta {
   uint32_t generation;
-  uint32_t next_free;  // free-list link (list policies)
-  uint32_t pins;
+  union {
+    uint32_t next_free;  // kFree: free-list link (list policies)
+    uint32_t pins;       // taken: pins held
+  };
   SlotState state;
 };
+static_assert(sizeof(SlotMeta) == 12, "SlotMeta packs to three words");
 
 // The counters of a table a module's introspection reports (its Stats
 // derives from this).
@@ -164,7 +169,9 @@ class SlotTable {
 
   SlotState state(uint32_t slot) const { return meta_[slot].state; }
   uint32_t generation(uint32_t slot) const { return meta_[slot].generation; }
-  uint32_t pins(uint32_t slot) const { return meta_[slot].pins; }
+  uint32_t pins(uint32_t slot) const {
+    return meta_[slot].state == SlotState::kFree ? 0 : meta_[slot].pins;
+  }
   bool IsUsed(uint32_t slot) const {
     return slot < high_water_ && meta_[slot].state != SlotState::kFree;
   }

@@ -148,6 +148,7 @@ struct MemObject {
   uint64_t handle;        // KFD BO handle; 0 when there is no BO
   uint64_t user_data;     // hsaKmtSetMemoryUserData
   uint64_t mmap_offset;   // render-node offset of the BO (kDevice, kHostGtt)
+  uint64_t indexed_handle; // the handle entered in handle_index (0: none)
   uint32_t mem_flags;     // HsaMemFlags.Value as allocated
   uint32_t node;          // owner node (user id)
   uint32_t register_count;
@@ -155,7 +156,6 @@ struct MemObject {
   uint32_t index_node;    // 0 while in va_index (keyed by va), kNil otherwise
   uint32_t user_index_node;  // kUserptr: node in user_index
   uint32_t owned_index_node; // owner != kCaller: node in owned_index
-  uint64_t indexed_handle;   // the handle entered in handle_index (0: none)
   uint16_t gpu;           // index of the GPU that owns the BO (kNoGpu for none)
   uint16_t metadata;      // kDmabufImport: 1 + its MemoryState::metadata slot, 0: none
   ObjectKind kind;
