@@ -603,12 +603,15 @@ void Teardown(Context& ctx) {
   // the table first. A pinned one is left to its call; the next open makes
   // it stale, and RegisterTrace closes its descriptors when it reuses the
   // slot (or the next close does, whichever comes first).
-  for (uint32_t i = 0; i < config::kMaxPmcTraces; ++i) {
+  // One lock hold per trace taken out (none past the last slot ever used),
+  // not one per slot of the table.
+  for (uint32_t i = 0;; ++i) {
     Trace t;
     {
       LockGuard g(ctx.pmc_lock());
       TraceTable& traces = ctx.pmc().traces;
-      if (!traces.IsLive(i) || traces.pins(i) != 0) continue;
+      while (i < traces.high_water() && !(traces.IsLive(i) && traces.pins(i) == 0)) ++i;
+      if (i >= traces.high_water()) break;
       t = traces[i];
       traces.Free(i);
     }
