@@ -103,7 +103,9 @@ class BasicLockGuard {
 };
 
 // The per-thread rank check of debug builds (lib/README.md "Locks"); no
-// code in release builds.
+// code in release builds. lock.h is internal to lib/: every translation
+// unit that includes it is built with the library's NDEBUG setting (the
+// in-tree targets are), or lock() and unlock() would differ between them.
 #ifndef NDEBUG
 void NoteLockAcquired(LockRank rank);
 void NoteLockReleased(LockRank rank);

@@ -9,13 +9,14 @@
 // lib/device/kfd_device.h (Facts, KfdMinor, KfdFd, RenderNodeFd, ...).
 //
 // Threading: every field is written under the context lock (Context::lock(),
-// rank kDevice). Open and Close also run under the exclusive open gate, so
-// what they write (descriptor, reference count, version, pid) is fixed for
-// every call that holds the gate shared, which may read it without the
-// lock (CheckOpen does, on every call's fast path). `forked` may change
-// under such a call (any thread's kernel reply can detect the fork), so it
-// is atomic; the render nodes change under a call and are read under the
-// lock only.
+// rank kDevice), except `forked`, which CheckOpen may also set without it.
+// Open and Close also run under the exclusive open gate, so what they
+// write (descriptor, reference count, version, pid) is fixed for every
+// call that holds the gate shared, which may read it without the lock
+// (CheckOpen does, on every call's fast path). `forked` may change under
+// such a call (any thread's kernel reply can detect the fork), so it is
+// atomic; the render nodes change under a call and are read under the lock
+// only.
 #ifndef HKE_LIB_DEVICE_STATE_H_
 #define HKE_LIB_DEVICE_STATE_H_
 

@@ -107,8 +107,10 @@ void Simulator::ResetProcess() {
       (void)key;
       if (buf.storage && buf.storage->file >= 0) files.insert(buf.storage->file);
     }
-    for (int f : files) close(f);
+    // Leave the registry first: while it lists this process's descriptor
+    // numbers, another process may open them through /proc.
     if (shares_ != nullptr) shares_->ReleaseOwner(share_owner_);
+    for (int f : files) close(f);
   }
   // GEM objects and dma-bufs drop their storage while the GPUs still exist.
   gem_files_.clear();

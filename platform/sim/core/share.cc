@@ -134,11 +134,11 @@ bool Simulator::ReleaseShareLocked(Storage* s) {
   if (!s->shared || shares_ == nullptr) return false;
   const int left = shares_->Release(s->share, share_owner_);
   if (s->file >= 0) {
-    // The last holder returns the pages (the exporter may be gone).
-    if (left == 0) {
-      fallocate(s->file, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, static_cast<off_t>(s->file_offset),
-                static_cast<off_t>(s->size));
-    }
+    // An importer never returns the pages itself: the exporter does when it
+    // reclaims the retired range (FreeBacking), and a punch from here, after
+    // the registry let go, could zero a BO the exporter has just put in that
+    // range. With the exporter gone, the memfd's pages go with its last
+    // descriptor.
     close(s->file);
     s->file = -1;
     return false;  // the reserved mmap range is ours to free

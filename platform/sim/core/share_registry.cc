@@ -113,11 +113,12 @@ std::shared_ptr<ShareRegistry> ShareRegistry::ForMachine(const std::string& mach
   r->path_ = name;
   if (!r->EnsureOpen()) return nullptr;
   const size_t bytes = sizeof(Table);
-  struct stat st{};
-  if (fstat(r->fd_, &st) != 0) return nullptr;
   if (flock(r->fd_, LOCK_EX) != 0) return nullptr;
-  bool ok = true;
-  if (static_cast<size_t>(st.st_size) < bytes) ok = ftruncate(r->fd_, static_cast<off_t>(bytes)) == 0;
+  struct stat st{};
+  bool ok = fstat(r->fd_, &st) == 0;
+  if (ok && static_cast<size_t>(st.st_size) < bytes) {
+    ok = ftruncate(r->fd_, static_cast<off_t>(bytes)) == 0;
+  }
   void* m = ok ? mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd_, 0) : MAP_FAILED;
   if (m != MAP_FAILED) {
     r->table_ = static_cast<Table*>(m);
@@ -149,9 +150,19 @@ bool ShareRegistry::EnsureOpen() {
   if (fd_ >= 0 && fd_pid_ == pid) return true;
   // A fork child closes its inherited copy (its description is the parent's).
   if (fd_ >= 0) close(fd_);
-  fd_ = RawOpen(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+  fd_ = RawOpen(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
   fd_pid_ = pid;
-  return fd_ >= 0;
+  if (fd_ < 0) return false;
+  // The name is predictable: use only a regular file of this user that no
+  // one else may read or write.
+  struct stat st{};
+  if (fstat(fd_, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != getuid() ||
+      (st.st_mode & 077) != 0) {
+    close(fd_);
+    fd_ = -1;
+    return false;
+  }
+  return true;
 }
 
 bool ShareRegistry::Lock() {
@@ -208,6 +219,19 @@ int ShareRegistry::Lookup(const ShareKey& key, ShareInfo* info) {
   return live ? 0 : EINVAL;
 }
 
+namespace {
+
+bool RangeInFile(int fd, const ShareInfo& info) {
+  const uint64_t page = static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+  if (info.size == 0 || info.size % page != 0 || info.file_offset % page != 0) return false;
+  struct stat st{};
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0) return false;
+  const uint64_t file_size = static_cast<uint64_t>(st.st_size);
+  return info.file_offset <= file_size && info.size <= file_size - info.file_offset;
+}
+
+}  // namespace
+
 int ShareRegistry::Attach(const ShareKey& key, uint64_t owner, ShareInfo* info, int* fd) {
   if (!Lock()) return EINVAL;
   Table::Slot* s = table_->Find(key);
@@ -226,6 +250,13 @@ int ShareRegistry::Attach(const ShareKey& key, uint64_t owner, ShareInfo* info, 
     char path[64];
     std::snprintf(path, sizeof(path), "/proc/%d/fd/%d", static_cast<int>(h.pid), static_cast<int>(h.fd));
     opened = RawOpen(path, O_RDWR | O_CLOEXEC, 0);
+    // The file is another process's (and the record is in a shared file):
+    // accept only a regular file that holds the whole recorded range of a
+    // page-multiple size.
+    if (opened >= 0 && !RangeInFile(opened, s->info)) {
+      close(opened);
+      opened = -1;
+    }
   }
   int r = 0;
   if (opened < 0) {
