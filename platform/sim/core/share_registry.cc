@@ -106,8 +106,10 @@ std::shared_ptr<ShareRegistry> ShareRegistry::ForMachine(const std::string& mach
   std::lock_guard<std::mutex> l(ProcessMutex());
   static std::map<std::string, std::weak_ptr<ShareRegistry>> open;
   char name[96];
-  std::snprintf(name, sizeof(name), "/dev/shm/kfdsim-share-%u-%016llx", static_cast<unsigned>(getuid()),
-                static_cast<unsigned long long>(Fnv1a(machine)));
+  // The table's version is part of the name: a simulator with another
+  // layout uses its own file instead of refusing this one.
+  std::snprintf(name, sizeof(name), "/dev/shm/kfdsim-share-v%u-%u-%016llx", kVersion,
+                static_cast<unsigned>(getuid()), static_cast<unsigned long long>(Fnv1a(machine)));
   if (auto live = open[name].lock()) return live;
   std::shared_ptr<ShareRegistry> r(new ShareRegistry());
   r->path_ = name;
