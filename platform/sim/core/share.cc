@@ -19,8 +19,10 @@
 //    engine and shader access redirects to that memfd (StorageFd).
 //  - Lifetime: a storage's last reference in a process drops that
 //    process's hold. The exporter keeps the range of a freed BO out of its
-//    free list ("retired") while other processes hold it and reclaims it
-//    once nobody does; the last holder punches the pages.
+//    free list ("retired") while other processes hold it and reclaims it,
+//    returning the pages, once nobody does; an importer never punches
+//    them (with the exporter gone, they go with the memfd's last
+//    descriptor).
 //  - Accounting: the exporter's VRAM/GTT counters charge the BO from ALLOC
 //    to FREE; an import charges nothing (the kernel's is_imported BOs skip
 //    the KFD limit and the process's vram_usage), so the memory is counted
