@@ -31,9 +31,17 @@ Status WaitIoctlOnce(Context& ctx, kfd::WaitEventsArgs* a) {
   const hke_platform& p = ctx.platform().raw();
   // The wait leaves the open gate while it is in the kernel, so a close
   // never waits for a waiter (the caller's entry point holds it shared).
+  const uint32_t epoch = device::OpenEpoch(ctx);
   ctx.open_gate().LeaveShared();
   const int rc = p.ops->ioctl(p.self, fd, kfd::IoctlOf<kfd::WaitEventsArgs>::kRequest, a);
   ctx.open_gate().EnterShared();
+  // A close (and maybe a reopen) ran while the wait was in the kernel: its
+  // EBADF names the descriptor that close released, not a fork, so it must
+  // not mark the open that is current now as a forked child's.
+  if (rc == err::kEBADF && device::OpenEpoch(ctx) != epoch) {
+    return ctx.diag().Error(Status::Errno(rc), kArea,
+                            "the device was closed while WAIT_EVENTS was in the kernel");
+  }
   // The same fork rule as every other KFD ioctl (device::KfdReply).
   return device::KfdReply(ctx, rc == 0 ? Status::Ok() : Status::Errno(rc), kArea);
 }

@@ -326,3 +326,32 @@ TEST_CASE("large waits take one pool buffer each; one more than the pool is OUT_
   CHECK(b.Stats().pool_high_water == hke::events::kWaitPoolBuffers);
   for (HsaEvent* e : ev) CHECK(hsaKmtDestroyEvent(e) == HSAKMT_STATUS_SUCCESS);
 }
+
+TEST_CASE("an EBADF from a wait whose descriptor a close released during the wait does not mark the next open as a forked child's") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  b.Open();
+  HsaEvent* e = Create(false);
+  b.BeforeIoctl(k::kIocWaitEvents, [&] {
+    b.BeforeIoctl(0, nullptr);
+    // The wait has left the open gate while it is in the kernel: a close
+    // and a reopen run meanwhile, and the kernel then refuses the released
+    // descriptor.
+    CHECK(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    CHECK(hsaKmtOpenKFD() == HSAKMT_STATUS_SUCCESS);
+    kfdsim_add_fault(b.sim(), evtest::kWaitKey, EBADF, 1, 1);
+  });
+  CHECK(hsaKmtWaitOnEvent(e, 0) != HSAKMT_STATUS_SUCCESS);
+  b.BeforeIoctl(0, nullptr);
+  // The open current now is this process's own: calls that need the
+  // device still work on it (a forked child's would be refused with
+  // KERNEL_IO_CHANNEL_NOT_OPENED).
+  CHECK(b.AllDiags().find("the device was closed while WAIT_EVENTS was in the kernel") !=
+        std::string::npos);
+  HsaSystemProperties sys;
+  CHECK(hsaKmtAcquireSystemProperties(&sys) == HSAKMT_STATUS_SUCCESS);
+  HsaMemFlags f{};
+  f.ui32.HostAccess = 1;
+  void* p = nullptr;
+  CHECK(hsaKmtAllocMemory(0, 4096, f, &p) == HSAKMT_STATUS_SUCCESS);
+  CHECK(hsaKmtFreeMemory(p, 4096) == HSAKMT_STATUS_SUCCESS);
+}
