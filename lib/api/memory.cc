@@ -162,17 +162,15 @@ HSAKMT_STATUS UnmapGraphicHandle(Context& ctx, HSAuint32 /*NodeId*/, HSAuint64 F
 }
 
 HSAKMT_STATUS QueryPointerInfo(Context& ctx, const void* Pointer, HsaPointerInfo* PointerInfo) {
-  HsaPointerInfo info{};
-  const Status s = memory::QueryPointer(ctx, Addr(Pointer), &info);
+  // memory::QueryPointer writes *PointerInfo only on success.
+  const Status s = memory::QueryPointer(ctx, Addr(Pointer), PointerInfo);
   if (s.is_api(HKE_STATUS_NOT_FOUND)) {
     // Upstream's answer for an unknown pointer.
     *PointerInfo = HsaPointerInfo{};
     PointerInfo->Type = HSA_POINTER_UNKNOWN;
     return HSAKMT_STATUS_ERROR;
   }
-  if (!s.ok()) return ToHsakmt(s);
-  *PointerInfo = info;
-  return HSAKMT_STATUS_SUCCESS;
+  return ToHsakmt(s);
 }
 
 HSAKMT_STATUS SetMemoryUserData(Context& ctx, const void* Pointer, void* UserData) {

@@ -18,6 +18,12 @@ Status FromRc(int rc) { return rc == 0 ? Status::Ok() : Status::Errno(rc); }
    (table).ops->struct_size >= offsetof(hke_platform_ops, op) + sizeof((table).ops->op) && \
    (table).ops->op != nullptr)
 
+Platform::Platform(hke_platform p, uint32_t ioctl_retries)
+    : p_(p), ioctl_retries_(ioctl_retries != 0 ? ioctl_retries : kDefaultIoctlRetries) {
+  if (HKE_HAS_OP(p_, ioctl)) ioctl_ = p_.ops->ioctl;
+  if (HKE_HAS_OP(p_, process_id)) process_id_ = p_.ops->process_id;
+}
+
 bool Platform::Valid(const hke_platform& p) {
   return p.ops != nullptr && p.ops->abi_version == HKE_PLATFORM_ABI_VERSION &&
          HKE_HAS_OP(p, open) && HKE_HAS_OP(p, close) && HKE_HAS_OP(p, ioctl) &&
@@ -41,10 +47,10 @@ Status Platform::Close(int* fd) const {
 }
 
 Status Platform::Ioctl(int fd, uint32_t request, void* arg) const {
-  if (!HKE_HAS_OP(p_, ioctl)) return Unsupported();
+  if (ioctl_ == nullptr) return Unsupported();
   int rc = 0;
   for (uint32_t attempt = 0;; ++attempt) {
-    rc = p_.ops->ioctl(p_.self, fd, request, arg);
+    rc = ioctl_(p_.self, fd, request, arg);
     if (rc != err::kEINTR && rc != err::kEAGAIN) break;
     if (attempt >= ioctl_retries_) break;
   }
@@ -101,9 +107,9 @@ Status Platform::CpuCount(uint32_t* out_count) const {
 }
 
 Status Platform::ProcessId(int32_t* out_pid) const {
-  if (!HKE_HAS_OP(p_, process_id)) return Unsupported();
+  if (process_id_ == nullptr) return Unsupported();
   int32_t v = 0;
-  HKE_RETURN_IF_ERROR(FromRc(p_.ops->process_id(p_.self, &v)));
+  HKE_RETURN_IF_ERROR(FromRc(process_id_(p_.self, &v)));
   *out_pid = v;
   return Status::Ok();
 }

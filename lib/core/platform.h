@@ -2,7 +2,9 @@
 // that keeps the errno, checks for missing optional operations, and applies
 // the context's bounded retry policy to ioctls interrupted by EINTR/EAGAIN.
 //
-// Holds no state beyond the table; thread safety is the table's own.
+// Holds no state beyond the table (and the two operations of every call's
+// fast path, resolved from it at construction); thread safety is the
+// table's own.
 #ifndef HKE_LIB_CORE_PLATFORM_H_
 #define HKE_LIB_CORE_PLATFORM_H_
 
@@ -19,8 +21,7 @@ class Platform {
   static constexpr uint32_t kDefaultIoctlRetries = 16;
 
   Platform() = default;
-  Platform(hke_platform p, uint32_t ioctl_retries)
-      : p_(p), ioctl_retries_(ioctl_retries != 0 ? ioctl_retries : kDefaultIoctlRetries) {}
+  Platform(hke_platform p, uint32_t ioctl_retries);
 
   // True when the table has the required operations and a known layout.
   static bool Valid(const hke_platform& p);
@@ -41,6 +42,11 @@ class Platform {
   Status ClockNs(uint32_t clock, uint64_t* out_ns) const;
   Status CpuCount(uint32_t* out_count) const;
   Status ProcessId(int32_t* out_pid) const;
+  // ProcessId for every call's fork check: false when the table has no
+  // process_id or it fails. Inline: the check runs on every call.
+  bool CurrentPid(int32_t* out_pid) const {
+    return process_id_ != nullptr && process_id_(p_.self, out_pid) == 0;
+  }
   Status ReadFd(int fd, void* buf, size_t capacity, size_t* out_length) const;
   Status PageSize(size_t* out_size) const;
   // The libdrm device of a render-node descriptor; UNSUPPORTED without the
@@ -65,6 +71,10 @@ class Platform {
  private:
   hke_platform p_{nullptr, nullptr};
   uint32_t ioctl_retries_ = kDefaultIoctlRetries;
+  // The operations every call's fast path makes, resolved once from the
+  // table (null when it has none), so those calls skip the layout check.
+  decltype(hke_platform_ops::ioctl) ioctl_ = nullptr;
+  decltype(hke_platform_ops::process_id) process_id_ = nullptr;
 };
 
 }  // namespace hke

@@ -16,7 +16,7 @@ Status ForkedChild() { return Status::Api(HKE_STATUS_FORKED_CHILD); }
 bool ProcessChanged(const Context& ctx) {
   if (ctx.device().open_pid == 0) return false;  // unknown at open: EBADF detection only
   int32_t pid = 0;
-  if (!ctx.platform().ProcessId(&pid).ok()) return false;
+  if (!ctx.platform().CurrentPid(&pid)) return false;
   return pid != ctx.device().open_pid;
 }
 
@@ -214,10 +214,20 @@ Status CheckOpen(Context& ctx) {
 }
 
 Status KfdFd(Context& ctx, int* out_fd) {
+  // Inside a hold of the open gate (every entry point's), what Open wrote
+  // is fixed and `forked` is atomic, as in CheckOpen: no lock. A caller
+  // outside every hold (none in the library today) takes the lock.
+  const DeviceState& d = ctx.device();
+  if (ctx.open_gate().Held()) {
+    if (d.open_count == 0 || d.kfd_fd < 0) return FailedPrecondition();
+    if (d.forked) return ForkedChild();
+    *out_fd = d.kfd_fd;
+    return Status::Ok();
+  }
   LockGuard g(ctx.lock());
-  if (ctx.device().open_count == 0 || ctx.device().kfd_fd < 0) return FailedPrecondition();
-  if (ctx.device().forked) return ForkedChild();
-  *out_fd = ctx.device().kfd_fd;
+  if (d.open_count == 0 || d.kfd_fd < 0) return FailedPrecondition();
+  if (d.forked) return ForkedChild();
+  *out_fd = d.kfd_fd;
   return Status::Ok();
 }
 
@@ -355,10 +365,7 @@ bool LastReference(Context& ctx) {
   return d.open_count == 1 && !d.forked && d.kfd_fd >= 0 && !ProcessChanged(ctx);
 }
 
-uint32_t OpenEpoch(Context& ctx) {
-  LockGuard g(ctx.lock());
-  return ctx.open_epoch();
-}
+uint32_t OpenEpoch(Context& ctx) { return ctx.open_epoch(); }
 
 DeviceFacts Facts(Context& ctx) {
   LockGuard g(ctx.lock());

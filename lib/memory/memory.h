@@ -43,6 +43,7 @@
 #ifndef HKE_LIB_MEMORY_MEMORY_H_
 #define HKE_LIB_MEMORY_MEMORY_H_
 
+#include <atomic>
 #include <cstdint>
 
 #include "hsakmt/hsakmttypes.h"
@@ -237,6 +238,11 @@ struct MemoryState {
   // Lifecycle.
   bool initialized;       // InitVm done for `epoch`
   uint32_t epoch;
+  // `epoch` + 1 while `initialized`, else 0: written under the memory lock
+  // (release), read without it by EnsureVm's fast path (acquire), which
+  // runs inside a shared hold of the open gate, so no close or reopen can
+  // change the answer while the caller uses it.
+  std::atomic<uint32_t> ready_epoch;
   bool dgpu;              // upstream's is_dgpu
   bool svm_api;           // register/map through the SVM ioctl
   bool reserved_mode;     // SVM VA from the arenas instead of mmap

@@ -9,6 +9,7 @@ namespace hke::memory {
 void MemoryState::Construct() {
   initialized = false;
   epoch = 0;
+  ready_epoch.store(0, std::memory_order_release);
   dgpu = false;
   svm_api = false;
   reserved_mode = false;

@@ -57,11 +57,10 @@ Status GpuNode(Context& ctx, const MemoryState& m, uint32_t node, uint16_t* out)
 
 Status EnsureVm(Context& ctx) {
   HKE_RETURN_IF_ERROR(device::CheckOpen(ctx));
+  // The fast path of every call after the bring-up: no lock (MemoryState::
+  // ready_epoch).
   const uint32_t epoch = device::OpenEpoch(ctx);
-  {
-    LockGuard g(ctx.memory_lock());
-    if (ctx.memory().initialized && ctx.memory().epoch == epoch) return Status::Ok();
-  }
+  if (ctx.memory().ready_epoch.load(std::memory_order_acquire) == epoch + 1) return Status::Ok();
   if (ctx.discovery_only()) {
     return ctx.diag().Error(FailedPrecondition(), kArea,
                             "a discovery-only context has no GPU memory");
