@@ -60,7 +60,8 @@ void ForceClose(Context& ctx);
 Status CheckOpen(Context& ctx);
 
 // The descriptor a KFD ioctl goes to: FAILED_PRECONDITION when the device
-// is not open, FORKED_CHILD in a child already known to be forked.
+// is not open, FORKED_CHILD in a child already known to be forked. Inside
+// a hold of the open gate it reads without the context lock, as CheckOpen.
 Status KfdFd(Context& ctx, int* out_fd);
 
 // The fork rule, for every KFD ioctl's result: the kernel refuses a
@@ -111,7 +112,8 @@ Status AmdgpuDevice(Context& ctx, uint32_t minor, void** out_handle);
 // not a forked child): the caller's last chance to release kernel objects.
 bool LastReference(Context& ctx);
 
-// Context::open_epoch() read under the context lock.
+// Context::open_epoch() (an atomic; it advances only under the exclusive
+// gate, so it is fixed for the length of a shared hold).
 uint32_t OpenEpoch(Context& ctx);
 
 // What Open recorded, read together under the context lock, for the

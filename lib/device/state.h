@@ -13,7 +13,7 @@
 // Open and Close also run under the exclusive open gate, so what they
 // write (descriptor, reference count, version, pid) is fixed for every
 // call that holds the gate shared, which may read it without the lock
-// (CheckOpen does, on every call's fast path). `forked` may change under
+// (CheckOpen and KfdFd do, on every call's fast path). `forked` may change under
 // such a call (any thread's kernel reply can detect the fork), so it is
 // atomic; the render nodes change under a call and are read under the lock
 // only.
