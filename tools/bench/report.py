@@ -460,7 +460,7 @@ def plot(grouped, instr, png):
                 targets.append(t)
     has_ir = any((t, c, lib) in instr for c in rows for t in grouped[c] for lib in LIBS)
     ncols = 2 if has_ir else 1
-    top, bottom = 0.45, 0.8  # inches: the figure's title; the legend
+    top, bottom = 0.25, 0.8  # inches: the figure's title; the legend
     height = top + bottom + 0.5 + 0.3 * max(len(rows), 1)
     fig, axes = plt.subplots(1, ncols, sharey=True, squeeze=False,
                              figsize=(9.5 + 5.0 * (ncols - 1), height))

@@ -35,6 +35,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 
 #include "hsakmt/hsakmt_platform.h"
@@ -236,10 +237,11 @@ int main(int argc, char** argv) {
     if (const char* b = std::getenv("KFDSIM_BOARD")) board = b;
     else if (const char* t = std::getenv("KFDSIM_TOPOLOGY")) board = t;
   }
-  PreloadFrontEnd preload;
-  InProcessFrontEnd* inprocess = front_end == "inprocess" ? new InProcessFrontEnd(board.c_str()) : nullptr;
+  std::unique_ptr<FrontEnd> fe;
+  if (front_end == "inprocess") fe = std::make_unique<InProcessFrontEnd>(board.c_str());
+  else fe = std::make_unique<PreloadFrontEnd>();
   Rig rig;
-  rig.fe = inprocess != nullptr ? static_cast<FrontEnd*>(inprocess) : &preload;
+  rig.fe = fe.get();
   const bool memory = mix == "memory";
   rig.Setup(!memory);
   rig.Iteration(memory);  // warm-up: first-use allocations in the simulator
@@ -264,6 +266,5 @@ int main(int argc, char** argv) {
               "\"ioctls\":%llu,\"ns\":%.0f,\"ioctls_per_s\":%.0f}\n",
               front_end.c_str(), mix.c_str(), board.c_str(), done,
               static_cast<unsigned long long>(ioctls), ns, ns > 0 ? ioctls * 1e9 / ns : 0.0);
-  delete inprocess;
   return 0;
 }
