@@ -7,10 +7,20 @@
       (collection toggled on hke_bench_measured_<library>): all of them, and
       those executed in libkfdsim-preload.so's own code.
 
+  report.py syscalls --small A.txt --large B.txt --ioctls-small N --ioctls-large M
+                     --front-end F --mix X --out simulator.jsonl
+      appends the simulator's system calls per ioctl (total and per system
+      call) from the `strace -f -c` summaries of two hke-sim-rate runs.
+
   report.py render --records records.jsonl [--instructions instructions.jsonl]
+                   [--simulator simulator.jsonl]
                    --md results.md --png results.png [--meta KEY=VALUE ...]
-      writes the Markdown report and the plot, prints the summary tables.
-      Without matplotlib the plot is skipped and the exit status is 3.
+      writes the Markdown report and the chart (one panel of Debian / ours
+      time ratios per case and target, and one of instruction ratios when
+      they were counted), prints the summary tables. Records of a case
+      family this script does not know are tabled and charted like any
+      other; a record without case, target, library or state is ignored.
+      Without matplotlib the chart is skipped and the exit status is 3.
 """
 import argparse
 import json
@@ -59,6 +69,87 @@ def callgrind(args):
            "ir_simulator_per_iter": sim / args.iterations}
     with open(args.out, "a") as f:
         f.write(json.dumps(rec) + "\n")
+
+
+# ---- the simulator's system calls per ioctl -------------------------------------
+
+def strace_counts(path):
+    """syscall -> calls from an `strace -c` summary."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            # % time, seconds, usecs/call, calls, [errors,] syscall
+            if len(parts) >= 5 and parts[3].isdigit() and parts[-1] != "total":
+                counts[parts[-1]] = counts.get(parts[-1], 0) + int(parts[3])
+    return counts
+
+
+def syscalls(args):
+    """System calls per simulated ioctl from two strace -c runs of
+    hke-sim-rate that differ only in their iteration count: the setup,
+    the start-up and the exit cancel out."""
+    small, large = strace_counts(args.small), strace_counts(args.large)
+    ioctls = args.ioctls_large - args.ioctls_small
+    if ioctls <= 0:
+        sys.exit("report.py: the larger run issued no more ioctls than the smaller one")
+    by_name = {}
+    for name in set(small) | set(large):
+        d = large.get(name, 0) - small.get(name, 0)
+        if d > 0:
+            by_name[name] = d / ioctls
+    rec = {"kind": "syscalls", "front_end": args.front_end, "mix": args.mix,
+           "ioctls": ioctls, "per_ioctl": sum(by_name.values()), "by_name": by_name}
+    with open(args.out, "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
+MIX_TEXT = {
+    "memory": "ALLOC + MAP + UNMAP + FREE of 4 KiB, GTT then VRAM (8 ioctls)",
+    "cheap": "GET_VERSION + SET_EVENT (2 ioctls)",
+}
+
+
+def simulator_tables(rows):
+    """The simulator's ioctls per second and system calls per ioctl, per
+    front end and mix (records of hke-sim-rate and of `report.py syscalls`)."""
+    rates = OrderedDict()
+    calls = {}
+    for r in rows:
+        key = (r.get("front_end"), r.get("mix"))
+        if r.get("kind") == "syscalls":
+            calls[key] = r
+        elif "ioctls_per_s" in r:
+            rates[key] = r
+    keys = list(rates) + [k for k in calls if k not in rates]
+    if not keys:
+        return []
+    board = next((r.get("board") for r in rates.values() if r.get("board")), "?")
+    lines = ["## The simulator: ioctls per second and system calls per ioctl", "",
+             "`hke-sim-rate` (tools/bench/sim_rate.cc) issues a fixed ioctl mix straight to the "
+             "simulator, no thunk in between, through each front end: `preload` "
+             "(libkfdsim-preload.so serving the program's own `ioctl`) and `inprocess` "
+             "(`hke_sim_platform()`'s table). Board %s. System calls per ioctl: `strace -f -c` "
+             "of two runs that differ only in their iteration count, the difference divided "
+             "by the extra ioctls." % board, "",
+             "| front end | mix | ioctls/s | µs per ioctl | system calls per ioctl | which |",
+             "|---|---|---:|---:|---:|---|"]
+    for key in keys:
+        r, c = rates.get(key), calls.get(key)
+        per_s = r["ioctls_per_s"] if r else None
+        which = "—"
+        if c:
+            # Calls rarer than one in 200 ioctls are the run's own noise
+            # (a getrandom, a page fault's brk), not the ioctl path.
+            which = ", ".join("%s %.2f" % (n, v) for n, v in
+                              sorted(c["by_name"].items(), key=lambda kv: -kv[1]) if v >= 0.005)
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            key[0], MIX_TEXT.get(key[1], key[1]),
+            "%.0fk" % (per_s / 1e3) if per_s else "—",
+            "%.2f" % (1e6 / per_s) if per_s else "—",
+            "%.2f" % c["per_ioctl"] if c else "—", which or "none"))
+    lines.append("")
+    return lines
 
 
 # ---- rendering -------------------------------------------------------------------
@@ -132,6 +223,22 @@ def ratio(ours, deb):
     if ours and deb and ours["state"] == "ok" and deb["state"] == "ok" and ours["median_ns"] > 0:
         return deb["median_ns"] / ours["median_ns"]
     return None
+
+
+REQUIRED = ("case", "target", "library", "state")
+DEFAULTS = {"median_ns": 0, "p99_ns": 0, "min_ns": 0, "mean_ns": 0, "iterations": 0,
+            "allocs_own": 0, "allocs_libc": 0, "allocs_unattributed": 0,
+            "allocs_simulator": 0, "detail": "", "issue": ""}
+
+
+def usable(records):
+    """Records with the fields the tables need; others (another tool's lines
+    in the same file) are left out, missing counters read 0."""
+    out = []
+    for r in records:
+        if all(k in r for k in REQUIRED) and r["library"] in LIBS:
+            out.append(dict(DEFAULTS, **r))
+    return out
 
 
 def group(records):
@@ -256,113 +363,141 @@ def detail_table(records, instr):
     return lines
 
 
-COLORS = {"ours": "#2a7ab9", "debian": "#d0542c"}
+# Notes shown after a case's row label in the chart.
+CHART_NOTES = {"doorbell-latency/sdma-poll": "(control: no library code)"}
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">")
 
 
-def plot_bars(ax, case, targets_libs):
-    """One case: per target, a bar per library (median, whisker to p99)."""
-    targets = list(targets_libs.keys())
-    width = 0.38
-    for i, lib in enumerate(LIBS):
-        xs, ys, errs = [], [], []
-        for j, t in enumerate(targets):
-            r = targets_libs[t].get(lib)
-            x = j + (i - 0.5) * width
-            if r and r["state"] == "ok":
-                xs.append(x)
-                ys.append(r["median_ns"] / 1e3)
-                errs.append(max(r["p99_ns"] - r["median_ns"], 0) / 1e3)
-            else:
-                ax.text(x, 0.03, "n/a", ha="center", va="bottom", rotation=90, fontsize=8,
-                        transform=ax.get_xaxis_transform())
-        ax.bar(xs, ys, width, label=lib, color=COLORS[lib],
-               yerr=[[0] * len(errs), errs], capsize=2, error_kw={"elinewidth": 0.8})
-    for j, t in enumerate(targets):
-        q = ratio(targets_libs[t].get("ours"), targets_libs[t].get("debian"))
-        if q is not None:
-            top = targets_libs[t]["debian"]["p99_ns"] / 1e3
-            ax.text(j, top * 1.25, "%.0f×" % q if q >= 10 else "%.1f×" % q,
-                    ha="center", va="bottom", fontsize=9, fontweight="bold")
-    ax.set_yscale("log")
-    ax.set_ylabel("µs per iteration (median, bar to p99)")
-    ax.set_title("%s: ours vs Debian libhsakmt 5.2.3 (simulated, same preload)" % case)
-    ax.set_xticks(range(len(targets)))
-    ax.set_xticklabels(targets, rotation=12, fontsize=8)
-    lo, hi = ax.get_ylim()
-    ax.set_ylim(max(lo, 0.5), hi * 4)
-    ax.legend(loc="upper left")
-    ax.grid(axis="y", which="major", alpha=0.3)
+def ir_ratio(instr, target, case, libs):
+    """Debian's instructions per iteration over ours, the simulator's share
+    subtracted from both (library + libc only); None without both counts."""
+    vals = []
+    for lib in LIBS:
+        x = instr.get((target, case, lib))
+        r = libs.get(lib)
+        if x is None or r is None or r.get("state") != "ok":
+            return None
+        vals.append(x["ir_per_iter"] - x.get("ir_simulator_per_iter", 0))
+    return vals[1] / vals[0] if vals[0] > 0 and vals[1] > 0 else None
 
 
-def plot_family(ax, fam, grouped, cases):
-    """A family: x = variant (query-pointer: live allocations, log scale),
-    one line per target and library (Debian dashed, ours solid)."""
-    targets = []
-    for c in cases:
-        for t in grouped[c]:
-            if t not in targets:
-                targets.append(t)
-    numeric = all(family(c)[1].isdigit() for c in cases)
-    xs_all = [int(family(c)[1]) if numeric else i for i, c in enumerate(cases)]
+def chart_rows(grouped):
+    """Cases in chart order: families in first-seen order, a family's
+    variants together."""
+    families = OrderedDict()
+    for case in grouped:
+        families.setdefault(family(case)[0], []).append(case)
+    return [c for cases in families.values() for c in cases]
+
+
+def plot_ratio_panel(ax, rows, targets, value, title, missing):
+    """One panel: a row per case, a marker per target at value(case, target)
+    (a ratio, log x). Targets are offset within the row so equal ratios stay
+    visible; nothing joins one row's markers to another's."""
+    import matplotlib.ticker as ticker
     cmap = __import__("matplotlib").colormaps["tab10"]
-    plotted = 0
+    n = len(targets)
+    spread = 0.6
+    xs_all = []
     for k, t in enumerate(targets):
-        for lib, style in (("debian", "--"), ("ours", "-")):
-            xs, ys = [], []
-            for x, c in zip(xs_all, cases):
-                r = grouped[c].get(t, {}).get(lib)
-                if r and r["state"] == "ok":
-                    xs.append(x)
-                    ys.append(r["median_ns"] / 1e3)
-            if xs:
-                ax.plot(xs, ys, style, marker="o" if lib == "ours" else "s", color=cmap(k % 10),
-                        label="%s %s" % (lib, t), linewidth=1.2, markersize=4)
-                plotted += 1
-    if plotted == 0:
-        ax.text(0.5, 0.5, "no data", ha="center", va="center", transform=ax.transAxes)
-    ax.set_yscale("log")
-    if numeric:
-        ax.set_xscale("log")
-        ax.set_xlabel("live allocations")
-        ax.set_xticks(xs_all)
-        ax.set_xticklabels([str(x) for x in xs_all])
-        ax.set_ylabel("µs per query (median)")
-        ax.set_title("%s: lookup time by live allocations (ours must stay flat; Debian "
-                     "dashed, ours solid)" % fam)
-    else:
-        ax.set_xticks(xs_all)
-        ax.set_xticklabels([family(c)[1] for c in cases], fontsize=8)
-        ax.set_ylabel("µs per operation (median)")
-        by = "size class" if fam == "alloc-map-free" else "variant"
-        ax.set_title("%s: time per operation by %s (Debian dashed, ours solid)" % (fam, by))
-    ax.grid(which="major", alpha=0.3)
-    if plotted:
-        ax.legend(loc="upper left", fontsize=7, ncol=2)
+        off = (k - (n - 1) / 2) * (spread / max(n - 1, 1))
+        xs, ys = [], []
+        for i, case in enumerate(rows):
+            q = value(case, t)
+            if q is not None and q > 0:
+                xs.append(q)
+                ys.append(i + off)
+        xs_all += xs
+        ax.scatter(xs, ys, marker=MARKERS[k % len(MARKERS)], color=cmap(k % 10), s=26,
+                   label=t, zorder=3, edgecolors="black", linewidths=0.3)
+    lo = min(xs_all + [1.0]) / 1.8
+    hi = max(xs_all + [1.0]) * 1.8
+    lo, hi = min(lo, 1 / 2.5), max(hi, 2.5)
+    ax.set_xscale("log")
+    ax.set_xlim(lo, hi)
+    for i, case in enumerate(rows):
+        if all(value(case, t) is None for t in targets):
+            ax.text(lo * 1.1, i, missing, va="center", ha="left", fontsize=7, color="0.45")
+    ax.axvline(1.0, color="black", linewidth=1.3, zorder=2)
+    ax.axvspan(1.0, hi, color="#2a7ab9", alpha=0.05, zorder=0)
+    ax.axvspan(lo, 1.0, color="#d0542c", alpha=0.05, zorder=0)
+    ax.text(1.0, 1.0, "← Debian faster ", transform=ax.get_xaxis_transform(), ha="right",
+            va="bottom", fontsize=8, color="#a03a1a")
+    ax.text(1.0, 1.0, " ours faster →", transform=ax.get_xaxis_transform(), ha="left",
+            va="bottom", fontsize=8, color="#1d5a8c")
+    # 1-2-5 ticks over a few decades, one tick per decade over many.
+    subs = (1.0, 2.0, 5.0) if hi / lo < 300 else (1.0,)
+    ax.xaxis.set_major_locator(ticker.LogLocator(base=10, subs=subs))
+    ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: "%g×" % v))
+    ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+    ax.grid(axis="x", which="major", alpha=0.35)
+    ax.grid(axis="x", which="minor", alpha=0.1)
+    ax.set_title(title, fontsize=9, pad=16)
+    # Separate the families.
+    prev = None
+    for i, case in enumerate(rows):
+        fam = family(case)[0]
+        if prev is not None and fam != prev:
+            ax.axhline(i - 0.5, color="0.6", linewidth=0.6)
+        prev = fam
 
 
-def plot(grouped, png):
+def plot(grouped, instr, png):
+    """One chart: Debian / ours per case (rows) and target (markers), log
+    scale, 1× marked; time medians and, when counted, instructions per
+    operation side by side."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
     except ImportError:
         return False
-    panels = OrderedDict()  # family or case -> [cases]
-    for case in grouped:
-        panels.setdefault(family(case)[0], []).append(case)
-    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 4.2 * len(panels)), squeeze=False)
-    for ax, (name, cases) in zip(axes[:, 0], panels.items()):
-        if family(cases[0])[1] is None:
-            plot_bars(ax, name, grouped[name])
-        else:
-            plot_family(ax, name, grouped, cases)
-    fig.tight_layout()
+    rows = chart_rows(grouped)
+    targets = []
+    for case in rows:
+        for t in grouped[case]:
+            if t not in targets:
+                targets.append(t)
+    has_ir = any((t, c, lib) in instr for c in rows for t in grouped[c] for lib in LIBS)
+    ncols = 2 if has_ir else 1
+    top, bottom = 0.25, 0.8  # inches: the figure's title; the legend
+    height = top + bottom + 0.5 + 0.3 * max(len(rows), 1)
+    fig, axes = plt.subplots(1, ncols, sharey=True, squeeze=False,
+                             figsize=(9.5 + 5.0 * (ncols - 1), height))
+
+    def time_ratio(case, t):
+        libs = grouped[case].get(t, {})
+        return ratio(libs.get("ours"), libs.get("debian"))
+
+    def instr_ratio(case, t):
+        return ir_ratio(instr, t, case, grouped[case].get(t, {}))
+
+    plot_ratio_panel(axes[0, 0], rows, targets, time_ratio,
+                     "time per operation: Debian median / ours median", "no time for both")
+    if has_ir:
+        plot_ratio_panel(axes[0, 1], rows, targets, instr_ratio,
+                         "instructions per operation: Debian / ours\n(library + libc; the "
+                         "simulator's share subtracted)", "not counted")
+    ax = axes[0, 0]
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels([c + (" " + CHART_NOTES[c] if c in CHART_NOTES else "") for c in rows],
+                       fontsize=8)
+    ax.set_ylim(len(rows) - 0.5, -0.5)  # first case on top
+    handles, labels = ax.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower center", ncol=min(len(targets), 3 * ncols),
+               fontsize=8, frameon=False, title="target (built-in board or captured tree)",
+               title_fontsize=8)
+    fig.suptitle("hsakmt-embedded vs Debian's libhsakmt 5.2.3 on the simulator, per case and "
+                 "target\n(ratio Debian / ours, log scale: right of the 1× line ours is faster)",
+                 fontsize=10)
+    fig.tight_layout(rect=(0, bottom / height, 1, 1 - top / height))
     fig.savefig(png, dpi=110)
+    plt.close(fig)
     return True
 
 
 def render(args):
-    records = load_jsonl(args.records)
+    records = usable(load_jsonl(args.records))
     instr = {(x["target"], x["case"], x["library"]): x for x in load_jsonl(args.instructions)}
     grouped = group(records)
     meta = OrderedDict(kv.split("=", 1) for kv in args.meta)
@@ -384,7 +519,10 @@ def render(args):
            "\"skipped\" when this host cannot run it (the detail says why). Method and "
            "caveats: tools/bench/README.md.", "", "## Summary", ""]
     md += summary
-    md += ["![ours vs Debian per tree](results.png)", "", "## Details", ""]
+    md += ["![Debian / ours per case and target](results.png)", ""]
+    sim = simulator_tables(load_jsonl(args.simulator))
+    md += sim
+    md += ["## Details", ""]
     md += detail_table(records, instr)
     if not instr:
         md += ["", "Instructions per iteration: not measured in this run "
@@ -392,8 +530,8 @@ def render(args):
     md.append("")
     with open(args.md, "w") as f:
         f.write("\n".join(md))
-    print("\n".join(summary))
-    if not plot(grouped, args.png):
+    print("\n".join(summary + sim))
+    if not plot(grouped, instr, args.png):
         print("report.py: matplotlib is missing (Debian package python3-matplotlib); "
               "no plot written", file=sys.stderr)
         return 3
@@ -416,9 +554,21 @@ def main():
     r.add_argument("--md", required=True)
     r.add_argument("--png", required=True)
     r.add_argument("--meta", action="append", default=[])
+    r.add_argument("--simulator", help="hke-sim-rate and `report.py syscalls` records")
+    y = sub.add_parser("syscalls")
+    y.add_argument("--small", required=True, help="strace -c output of the shorter run")
+    y.add_argument("--large", required=True, help="strace -c output of the longer run")
+    y.add_argument("--ioctls-small", required=True, type=int)
+    y.add_argument("--ioctls-large", required=True, type=int)
+    y.add_argument("--front-end", required=True)
+    y.add_argument("--mix", required=True)
+    y.add_argument("--out", required=True)
     args = p.parse_args()
     if args.cmd == "callgrind":
         callgrind(args)
+        return 0
+    if args.cmd == "syscalls":
+        syscalls(args)
         return 0
     return render(args)
 

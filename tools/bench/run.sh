@@ -5,7 +5,10 @@
 # (default build/release; configured here when it does not exist yet), runs
 # every case on every built-in board and captured topology tree, ours and
 # Debian's libhsakmt side by side, and writes <build-dir>/bench/results.md
-# and results.png (plus records.jsonl, the raw numbers). Prints the summary.
+# and results.png (plus records.jsonl, the raw numbers), and the simulator's
+# own speed per front end (hke-sim-rate: ioctls per second; system calls per
+# ioctl under strace, when strace is installed) into simulator.jsonl and
+# results.md. Prints the summary.
 #
 #   --instructions   also count instructions per iteration with
 #                    valgrind --tool=callgrind (slow: minutes)
@@ -27,7 +30,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --instructions) instructions=1 ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -66,8 +69,9 @@ if [ "$build_type" != Release ]; then
        "(give a new directory and run.sh configures one)" >&2
   exit 2
 fi
-cmake --build "$build" --target hke-bench kfdsim-preload >&2
+cmake --build "$build" --target hke-bench hke-sim-rate kfdsim-preload >&2
 bench=$build/tools/bench/hke-bench
+simrate=$build/tools/bench/hke-sim-rate
 preload=$build/platform/sim/preload/libkfdsim-preload.so
 if [ ! -x "$bench" ]; then
   echo "run.sh: $bench was not built (tools/bench builds only natively on x86_64 without sanitizers)" >&2
@@ -88,8 +92,10 @@ out=$build/bench
 mkdir -p "$out"
 records=$out/records.jsonl
 instr=$out/instructions.jsonl
+simulator=$out/simulator.jsonl
 : >"$records"
 : >"$instr"
+: >"$simulator"
 
 # Runs hke-bench with its arguments on one target ("board:NAME" or "tree:DIR").
 run_on() {
@@ -108,6 +114,39 @@ for t in "${targets[@]}"; do
     echo "run.sh: hke-bench failed on ${t#*:}" >&2
     status=1
   fi
+done
+
+# ---- the simulator's own speed -------------------------------------------------
+# Ioctls per second of a fixed mix through each front end (half a second
+# each), then system calls per ioctl: strace -f -c of a short and a long run,
+# whose difference is the extra iterations' calls alone.
+sim_board=board:datacenter-4gpu
+# Runs its arguments for front end $fe: under the preload, or as they are.
+run_sim() { if [ "$fe" = preload ]; then run_on "$sim_board" "$@"; else "$@"; fi; }
+for fe in preload inprocess; do
+  for mix in memory cheap; do
+    echo "run.sh: simulator $fe $mix" >&2
+    sim_cmd=("$simrate" --front-end "$fe" --mix "$mix" --board "${sim_board#board:}")
+    if ! run_sim "${sim_cmd[@]}" --seconds 0.5 >>"$simulator"; then
+      echo "run.sh: hke-sim-rate failed ($fe, $mix)" >&2
+      status=1
+      continue
+    fi
+    if ! command -v strace >/dev/null; then
+      echo "run.sh: strace is not installed: no system calls per ioctl" >&2
+      continue
+    fi
+    n=()
+    for iters in 500 2500; do
+      st=$out/strace.$fe.$mix.$iters.txt
+      line=$(run_sim strace -f -c -o "$st" "${sim_cmd[@]}" --iterations "$iters") || {
+        echo "run.sh: hke-sim-rate under strace failed ($fe, $mix)" >&2; status=1; continue 2; }
+      n+=("$(sed -n 's/.*"ioctls":\([0-9]*\).*/\1/p' <<<"$line")")
+    done
+    "$python" "$here/report.py" syscalls --small "$out/strace.$fe.$mix.500.txt" \
+      --large "$out/strace.$fe.$mix.2500.txt" --ioctls-small "${n[0]}" --ioctls-large "${n[1]}" \
+      --front-end "$fe" --mix "$mix" --out "$simulator" || status=1
+  done
 done
 
 if [ "$instructions" = 1 ]; then
@@ -153,6 +192,7 @@ cmd="tools/bench/run.sh"
 [ "$budget" != 2 ] && cmd="$cmd --budget $budget"
 "$python" "$here/report.py" render --records "$records" \
   $([ "$instructions" = 1 ] && echo --instructions "$instr") \
+  --simulator "$simulator" \
   --md "$out/results.md" --png "$out/results.png" \
   --meta "command=$cmd" \
   --meta "date=$(date -u +%Y-%m-%dT%H:%MZ)" \

@@ -92,9 +92,12 @@ int Close(void* self, int fd) {
   return Host().close(nullptr, fd);
 }
 
+// One descriptor lookup (an fstat) per ioctl: kfdsim_owns_fd followed by
+// kfdsim_ioctl would identify the descriptor twice.
 int Ioctl(void* self, int fd, uint32_t request, void* arg) {
-  if (!kfdsim_owns_fd(Sim(self), fd)) return EBADF;
-  return kfdsim_ioctl(Sim(self), fd, request, arg);
+  int owned = 0;
+  const int r = kfdsim_ioctl_owned(Sim(self), fd, request, arg, &owned);
+  return owned ? r : EBADF;
 }
 
 // A new mapping lies where nothing was mapped, or replaced what was
