@@ -74,6 +74,9 @@ struct OursApi {
   using EventType = HSA_EVENTTYPE;
   static constexpr QueueType kSdmaQueue = HSA_QUEUE_SDMA;
   static constexpr QueueType kAqlQueue = HSA_QUEUE_COMPUTE_AQL;
+  // Ours sizes every queue buffer as the kernel checks it: a refusal is an
+  // error (cases.h QueueCreateDestroy).
+  static constexpr const char* kAqlRefusal = nullptr;
   static constexpr QueuePriority kPriorityNormal = HSA_QUEUE_PRIORITY_NORMAL;
   static constexpr EventType kSignalEvent = HSA_EVENTTYPE_SIGNAL;
   static int CreateQueue(uint32_t node, QueueType type, uint32_t percentage, QueuePriority priority,

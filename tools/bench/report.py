@@ -5,7 +5,9 @@
                       --iterations N --out instructions.jsonl
       appends the instructions per timed iteration of one callgrind run
       (collection toggled on hke_bench_measured_<library>): all of them, and
-      those executed in libkfdsim-preload.so's own code.
+      the simulator's inclusive share (everything the calls into
+      libkfdsim-preload.so run, their libc included; per_call.py's split).
+      The tables and the chart show the library's share: the difference.
 
   report.py syscalls --small A.txt --large B.txt --ioctls-small N --ioctls-large M
                      --front-end F --mix X --out simulator.jsonl
@@ -24,9 +26,9 @@
 """
 import argparse
 import json
+import os
 import math
 import re
-import subprocess
 import sys
 from collections import OrderedDict
 
@@ -48,108 +50,19 @@ def load_jsonl(path):
 # ---- callgrind -----------------------------------------------------------------
 
 def callgrind(args):
-    totals = None
-    with open(args.file) as f:
-        for line in f:
-            m = re.match(r"^(?:totals|summary):\s+(\d+)", line)
-            if m:
-                totals = int(m.group(1))
-    if totals is None:
-        sys.exit("report.py: no totals in %s" % args.file)
-    # Self cost per function with its object; sum what runs in the preload.
-    ann = subprocess.run(["callgrind_annotate", "--inclusive=no", "--threshold=100", args.file],
-                         capture_output=True, text=True, check=True).stdout
-    sim = 0
-    for line in ann.splitlines():
-        m = re.match(r"^\s*([\d,]+)\s+\([^)]*\)\s+.*\[(.*)\]\s*$", line)
-        if m and "kfdsim-preload" in m.group(2):
-            sim += int(m.group(1).replace(",", ""))
+    # The simulator's share is inclusive: every call from outside the
+    # preload into it, with everything it runs (its libc and libstdc++
+    # calls too), as per_call.py counts it.
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from per_call import Profile
+    p = Profile(args.file)
+    if p.total == 0:
+        sys.exit("report.py: no costs in %s" % args.file)
     rec = {"target": args.target, "case": args.case, "library": args.library,
-           "iterations": args.iterations, "ir_per_iter": totals / args.iterations,
-           "ir_simulator_per_iter": sim / args.iterations}
+           "iterations": args.iterations, "ir_per_iter": p.total / args.iterations,
+           "ir_simulator_per_iter": p.sim / args.iterations}
     with open(args.out, "a") as f:
         f.write(json.dumps(rec) + "\n")
-
-
-# ---- the simulator's system calls per ioctl -------------------------------------
-
-def strace_counts(path):
-    """syscall -> calls from an `strace -c` summary."""
-    counts = {}
-    with open(path) as f:
-        for line in f:
-            parts = line.split()
-            # % time, seconds, usecs/call, calls, [errors,] syscall
-            if len(parts) >= 5 and parts[3].isdigit() and parts[-1] != "total":
-                counts[parts[-1]] = counts.get(parts[-1], 0) + int(parts[3])
-    return counts
-
-
-def syscalls(args):
-    """System calls per simulated ioctl from two strace -c runs of
-    hke-sim-rate that differ only in their iteration count: the setup,
-    the start-up and the exit cancel out."""
-    small, large = strace_counts(args.small), strace_counts(args.large)
-    ioctls = args.ioctls_large - args.ioctls_small
-    if ioctls <= 0:
-        sys.exit("report.py: the larger run issued no more ioctls than the smaller one")
-    by_name = {}
-    for name in set(small) | set(large):
-        d = large.get(name, 0) - small.get(name, 0)
-        if d > 0:
-            by_name[name] = d / ioctls
-    rec = {"kind": "syscalls", "front_end": args.front_end, "mix": args.mix,
-           "ioctls": ioctls, "per_ioctl": sum(by_name.values()), "by_name": by_name}
-    with open(args.out, "a") as f:
-        f.write(json.dumps(rec) + "\n")
-
-
-MIX_TEXT = {
-    "memory": "ALLOC + MAP + UNMAP + FREE of 4 KiB, GTT then VRAM (8 ioctls)",
-    "cheap": "GET_VERSION + SET_EVENT (2 ioctls)",
-}
-
-
-def simulator_tables(rows):
-    """The simulator's ioctls per second and system calls per ioctl, per
-    front end and mix (records of hke-sim-rate and of `report.py syscalls`)."""
-    rates = OrderedDict()
-    calls = {}
-    for r in rows:
-        key = (r.get("front_end"), r.get("mix"))
-        if r.get("kind") == "syscalls":
-            calls[key] = r
-        elif "ioctls_per_s" in r:
-            rates[key] = r
-    keys = list(rates) + [k for k in calls if k not in rates]
-    if not keys:
-        return []
-    board = next((r.get("board") for r in rates.values() if r.get("board")), "?")
-    lines = ["## The simulator: ioctls per second and system calls per ioctl", "",
-             "`hke-sim-rate` (tools/bench/sim_rate.cc) issues a fixed ioctl mix straight to the "
-             "simulator, no thunk in between, through each front end: `preload` "
-             "(libkfdsim-preload.so serving the program's own `ioctl`) and `inprocess` "
-             "(`hke_sim_platform()`'s table). Board %s. System calls per ioctl: `strace -f -c` "
-             "of two runs that differ only in their iteration count, the difference divided "
-             "by the extra ioctls." % board, "",
-             "| front end | mix | ioctls/s | µs per ioctl | system calls per ioctl | which |",
-             "|---|---|---:|---:|---:|---|"]
-    for key in keys:
-        r, c = rates.get(key), calls.get(key)
-        per_s = r["ioctls_per_s"] if r else None
-        which = "—"
-        if c:
-            # Calls rarer than one in 200 ioctls are the run's own noise
-            # (a getrandom, a page fault's brk), not the ioctl path.
-            which = ", ".join("%s %.2f" % (n, v) for n, v in
-                              sorted(c["by_name"].items(), key=lambda kv: -kv[1]) if v >= 0.005)
-        lines.append("| %s | %s | %s | %s | %s | %s |" % (
-            key[0], MIX_TEXT.get(key[1], key[1]),
-            "%.0fk" % (per_s / 1e3) if per_s else "—",
-            "%.2f" % (1e6 / per_s) if per_s else "—",
-            "%.2f" % c["per_ioctl"] if c else "—", which or "none"))
-    lines.append("")
-    return lines
 
 
 # ---- rendering -------------------------------------------------------------------
@@ -214,9 +127,11 @@ def family(case):
 
 
 def instr_per_op(x, r):
-    """Instructions per operation of a callgrind record (per timed iteration
-    divided by the record's operations per iteration)."""
-    return x["ir_per_iter"] / max(r.get("ops_per_iter", 1) or 1, 1)
+    """The library's instructions per operation of a callgrind record (per
+    timed iteration, the simulator's inclusive share subtracted, divided by
+    the record's operations per iteration)."""
+    lib = x["ir_per_iter"] - x.get("ir_simulator_per_iter", 0)
+    return lib / max(r.get("ops_per_iter", 1) or 1, 1)
 
 
 def ratio(ours, deb):
@@ -304,7 +219,7 @@ def summary_tables(grouped, instr):
             "target", "work", "ours median", "ours p99", "Debian median", "Debian p99",
             "Debian/ours", "ours allocs", "Debian allocs"]
         if has_ir:
-            head += ["ours instr", "Debian instr", "instr Debian/ours"]
+            head += ["ours library instr", "Debian library instr", "instr Debian/ours"]
         lines.append("| " + " | ".join(head) + " |")
         fixed = 3 if variants else 2
         lines.append("|" + "|".join(["---"] * fixed + ["---:"] * (len(head) - fixed)) + "|")
@@ -344,7 +259,7 @@ def scaling_table(grouped, cases):
 
 def detail_table(records, instr):
     lines = ["| case | target | library | state | iterations | median | p99 | min | mean | "
-             "allocs own | allocs libc | allocs simulator | instr/op | instr in simulator |",
+             "allocs own | allocs libc | allocs simulator | library instr/op | simulator instr/op |",
              "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in records:
         x = instr.get((r["target"], r["case"], r["library"]))
