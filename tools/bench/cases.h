@@ -419,7 +419,7 @@ class WorstCase final : public CaseRun {
     bool mapped = false;
   };
 
-  // Relative weights of the size classes 4 KiB << k (mean about 120 KiB).
+  // Relative weights of the size classes 4 KiB << k (mean about 164 KiB).
   static constexpr uint32_t kSizeWeights[10] = {16, 8, 8, 6, 6, 4, 4, 2, 2, 2};
 
   uint64_t Next() {
