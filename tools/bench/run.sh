@@ -166,7 +166,8 @@ if [ "$instructions" = 1 ]; then
             --combine-dumps=yes "$bench" --only "$lib" --case "$c" --iterations "$cg_calls" \
             --no-header >/dev/null 2>"${cg%.out}.log"; then
           "$python" "$here/scaling.py" callgrind --file "$cg" --target "$label" --case "$c" \
-            --library "$lib" --out "$out/worst-instructions.jsonl"
+            --library "$lib" --out "$out/worst-instructions.jsonl" || status=1
+          rm -f "$cg"  # one part per call: ~30 MB per run
         else
           echo "run.sh: callgrind run failed (see ${cg%.out}.log)" >&2
           status=1
