@@ -72,7 +72,7 @@ enum QueueKind : int { kQueueSdma = 0, kQueueAql = 1 };
 struct CaseParams {
   uint64_t size = 0;  // alloc-map-free: bytes per allocation
   bool vram = false;  // alloc-map-free: device memory of the first GPU node, else system memory
-  uint32_t live = 0;  // query-pointer: live allocations
+  uint32_t live = 0;  // query-pointer, worst-case: live allocations
   QueueKind queue = kQueueSdma;  // queue-create-destroy: SDMA (4 KiB ring) or AQL (64 KiB)
   bool wait_event = false;  // doorbell-latency: wait with hsaKmtWaitOnEvent, else poll the fence
   bool reserve_svm = false;  // worst-case: reserved SVM VA mode, else kernel-placed (mmap)
