@@ -247,6 +247,18 @@ inline uint64_t MaxMapCount() {
 constexpr uint64_t kMappingsPerAllocation = 1;
 constexpr uint64_t kMappingHeadroom = 4096;
 
+// False (and why, in text) when vm.max_map_count cannot hold `live`
+// allocations plus the headroom.
+inline bool MappingsAllow(uint32_t live, char* text, size_t text_size) {
+  const uint64_t limit = MaxMapCount();
+  const uint64_t need = uint64_t{live} * kMappingsPerAllocation + kMappingHeadroom;
+  if (limit == 0 || need <= limit) return true;
+  std::snprintf(text, text_size,
+                "needs vm.max_map_count >= %llu for %u live allocations (this host: %llu)",
+                static_cast<unsigned long long>(need), live, static_cast<unsigned long long>(limit));
+  return false;
+}
+
 template <class Api>
 class QueryPointer final : public CaseRun {
  public:
@@ -261,15 +273,7 @@ class QueryPointer final : public CaseRun {
   }
 
   Outcome Setup() override {
-    const uint64_t limit = MaxMapCount();
-    const uint64_t need = uint64_t{live_} * kMappingsPerAllocation + kMappingHeadroom;
-    if (limit != 0 && need > limit) {
-      std::snprintf(text_, sizeof(text_),
-                    "needs vm.max_map_count >= %llu for %u live allocations (this host: %llu)",
-                    static_cast<unsigned long long>(need), live_,
-                    static_cast<unsigned long long>(limit));
-      return Outcome{kHarnessSkipped, text_};
-    }
+    if (!MappingsAllow(live_, text_, sizeof(text_))) return Outcome{kHarnessSkipped, text_};
     Outcome o = device_.Open();
     if (o.status != kStatusSuccess) return o;
     ptrs_.reserve(live_);
@@ -355,15 +359,7 @@ class WorstCase final : public CaseRun {
   }
 
   Outcome Setup() override {
-    const uint64_t limit = MaxMapCount();
-    const uint64_t need = uint64_t{live_} * kMappingsPerAllocation + kMappingHeadroom;
-    if (limit != 0 && need > limit) {
-      std::snprintf(text_, sizeof(text_),
-                    "needs vm.max_map_count >= %llu for %u live allocations (this host: %llu)",
-                    static_cast<unsigned long long>(need), live_,
-                    static_cast<unsigned long long>(limit));
-      return Outcome{kHarnessSkipped, text_};
-    }
+    if (!MappingsAllow(live_, text_, sizeof(text_))) return Outcome{kHarnessSkipped, text_};
     Outcome o = device_.Open();
     if (o.status != kStatusSuccess) return o;
     for (std::vector<double>& v : samples_.ns) v.reserve(kSampleCap);
