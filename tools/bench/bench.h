@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace hkebench {
 
@@ -71,10 +72,29 @@ enum QueueKind : int { kQueueSdma = 0, kQueueAql = 1 };
 struct CaseParams {
   uint64_t size = 0;  // alloc-map-free: bytes per allocation
   bool vram = false;  // alloc-map-free: device memory of the first GPU node, else system memory
-  uint32_t live = 0;  // query-pointer: live allocations
+  uint32_t live = 0;  // query-pointer, worst-case: live allocations
   QueueKind queue = kQueueSdma;  // queue-create-destroy: SDMA (4 KiB ring) or AQL (64 KiB)
   bool wait_event = false;  // doorbell-latency: wait with hsaKmtWaitOnEvent, else poll the fence
+  bool reserve_svm = false;  // worst-case: reserved SVM VA mode, else kernel-placed (mmap)
 };
+
+// The calls worst-case times one by one.
+enum CallOp : int { kCallAlloc, kCallFree, kCallMap, kCallUnmap, kCallQuery, kCallOpCount };
+constexpr const char* kCallOpNames[kCallOpCount] = {"alloc", "free", "map", "unmap", "query"};
+
+// Wall time of each timed call, per operation (a case that times single
+// calls fills it; the driver reports median, p99, p99.9 and max of each).
+struct CallSamples {
+  std::vector<double> ns[kCallOpCount];
+};
+
+// A library call wrapped for timing: `fn(ctx)` makes the call. CallMarker(op)
+// returns that operation's marker (main.cc: hke_bench_call_<op>), through
+// which the call must go, so that callgrind's --toggle-collect and
+// --dump-after on the markers count each call's instructions on its own.
+using CallThunk = void (*)(void* ctx);
+using CallMarkerFn = void (*)(CallThunk fn, void* ctx);
+CallMarkerFn CallMarker(CallOp op);
 
 // One case on one library. Setup() runs once, unmeasured, before the first
 // iteration (opening the device, populating allocations); a failure there
@@ -86,6 +106,12 @@ class CaseRun {
   virtual ~CaseRun() = default;
   virtual Outcome Setup() { return Outcome{}; }
   virtual Outcome Iterate(Work* work) = 0;
+  // Called once after the warm-up and attributed iterations, before the
+  // first timed one (a case that samples single calls starts keeping them).
+  virtual void BeginTimed() {}
+  // Per-call samples of the timed iterations, or null (the case times only
+  // whole iterations).
+  virtual const CallSamples* Calls() const { return nullptr; }
 };
 
 using CaseFactory = std::unique_ptr<CaseRun> (*)(const CaseParams& params, std::string* error);
@@ -108,6 +134,9 @@ std::unique_ptr<CaseRun> OursQueueCreateDestroy(const CaseParams& params, std::s
 std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursEventSetWake(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursEventSetWait(const CaseParams& params, std::string* error);
+// worst-case on a default context configured with HKE_CONFIG_RESERVE_SVM
+// when params.reserve_svm (reconfigured back when the run ends).
+std::unique_ptr<CaseRun> OursWorstCase(const CaseParams& params, std::string* error);
 
 // ---- debian.cc ---------------------------------------------------------------
 // dlopen(path, RTLD_NOW | RTLD_LOCAL) and dlsym of every entry point the
@@ -121,6 +150,9 @@ std::unique_ptr<CaseRun> DebianQueueCreateDestroy(const CaseParams& params, std:
 std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianEventSetWake(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianEventSetWait(const CaseParams& params, std::string* error);
+// Sets HSA_RESERVE_SVM=1 in the environment when params.reserve_svm (read by
+// Debian's hsaKmtOpenKFD), removes it otherwise.
+std::unique_ptr<CaseRun> DebianWorstCase(const CaseParams& params, std::string* error);
 
 }  // namespace hkebench
 

@@ -7,6 +7,10 @@
 //                       FreeMemory of one buffer (device open for the whole run);
 //   QueryPointer        QueryPointerInfo of random addresses inside N live 4 KiB
 //                       allocations (populated in Setup), 16 per iteration;
+//   WorstCase           N live mapped allocations of mixed sizes, churned in
+//                       random order; AllocMemory, FreeMemory, MapMemoryToGPU,
+//                       UnmapMemoryToGPU and QueryPointerInfo timed one call
+//                       at a time (per-call percentiles and maximum);
 //   QueueCreateDestroy  CreateQueue + DestroyQueue of an SDMA or AQL queue on
 //                       the first GPU node (ring and pointers allocated in Setup);
 //   DoorbellLatency     one SDMA FENCE (and for the event variant a FENCE to
@@ -243,6 +247,18 @@ inline uint64_t MaxMapCount() {
 constexpr uint64_t kMappingsPerAllocation = 1;
 constexpr uint64_t kMappingHeadroom = 4096;
 
+// False (and why, in text) when vm.max_map_count cannot hold `live`
+// allocations plus the headroom.
+inline bool MappingsAllow(uint32_t live, char* text, size_t text_size) {
+  const uint64_t limit = MaxMapCount();
+  const uint64_t need = uint64_t{live} * kMappingsPerAllocation + kMappingHeadroom;
+  if (limit == 0 || need <= limit) return true;
+  std::snprintf(text, text_size,
+                "needs vm.max_map_count >= %llu for %u live allocations (this host: %llu)",
+                static_cast<unsigned long long>(need), live, static_cast<unsigned long long>(limit));
+  return false;
+}
+
 template <class Api>
 class QueryPointer final : public CaseRun {
  public:
@@ -257,15 +273,7 @@ class QueryPointer final : public CaseRun {
   }
 
   Outcome Setup() override {
-    const uint64_t limit = MaxMapCount();
-    const uint64_t need = uint64_t{live_} * kMappingsPerAllocation + kMappingHeadroom;
-    if (limit != 0 && need > limit) {
-      std::snprintf(text_, sizeof(text_),
-                    "needs vm.max_map_count >= %llu for %u live allocations (this host: %llu)",
-                    static_cast<unsigned long long>(need), live_,
-                    static_cast<unsigned long long>(limit));
-      return Outcome{kHarnessSkipped, text_};
-    }
+    if (!MappingsAllow(live_, text_, sizeof(text_))) return Outcome{kHarnessSkipped, text_};
     Outcome o = device_.Open();
     if (o.status != kStatusSuccess) return o;
     ptrs_.reserve(live_);
@@ -317,6 +325,198 @@ class QueryPointer final : public CaseRun {
   std::vector<void*> ptrs_;
   std::vector<const char*> probes_;
   size_t next_ = 0;
+  char text_[160] = {};  // Outcome::call text built in Setup
+};
+
+// worst-case/{kernel,reserved}-N: N live allocations of mixed sizes (system
+// memory, paged, HostAccess, mapped to the GPU as a runtime maps them),
+// populated in Setup and then churned: Setup frees and re-allocates N/2
+// random slots (capped at 50,000), untimed, so the address space is
+// fragmented before timing starts. One iteration is one more churn step
+// on a random slot: Unmap, Free, Alloc (a new random size), Map, then
+// kQueries QueryPointerInfo of random bytes of random live allocations,
+// each call timed on its own (steady_clock around the call's marker, see
+// CallMarker) and checked. The slot, size and probe sequence comes from a
+// fixed-seed generator, the same for both libraries. Sizes: 4 KiB << k,
+// k = 0..9 (4 KiB..2 MiB), weighted toward the small ones (kSizeWeights).
+template <class Api>
+class WorstCase final : public CaseRun {
+ public:
+  static constexpr uint32_t kQueries = 4;  // per iteration
+  static constexpr uint32_t kChurnCap = 50000;
+  // Samples kept per operation (memory for them is reserved in Setup, so
+  // the measured region does not allocate); later calls are timed but not
+  // kept.
+  static constexpr size_t kSampleCap = 200000;
+
+  explicit WorstCase(uint32_t live) : live_(live) {}
+
+  ~WorstCase() override {
+    for (Slot& s : slots_) {
+      if (s.mapped) Api::Unmap(s.p);
+      if (s.p != nullptr) Api::Free(s.p, s.size);
+    }
+  }
+
+  Outcome Setup() override {
+    if (!MappingsAllow(live_, text_, sizeof(text_))) return Outcome{kHarnessSkipped, text_};
+    Outcome o = device_.Open();
+    if (o.status != kStatusSuccess) return o;
+    for (std::vector<double>& v : samples_.ns) v.reserve(kSampleCap);
+    slots_.resize(live_);
+    for (uint32_t i = 0; i < live_; ++i) {
+      o = Place(&slots_[i], NextSize());
+      if (o.status != kStatusSuccess) return Describe(o, i, "populating");
+    }
+    const uint32_t churn = live_ / 2 < kChurnCap ? live_ / 2 : kChurnCap;
+    for (uint32_t i = 0; i < churn; ++i) {
+      Slot& s = slots_[Next() % live_];
+      o = Remove(&s);
+      if (o.status == kStatusSuccess) o = Place(&s, NextSize());
+      if (o.status != kStatusSuccess) return Describe(o, i, "fragmenting");
+    }
+    return Outcome{};
+  }
+
+  void BeginTimed() override {
+    for (std::vector<double>& v : samples_.ns) v.clear();
+    keep_ = true;
+  }
+
+  const CallSamples* Calls() const override { return &samples_; }
+
+  Outcome Iterate(Work* work) override {
+    Slot& s = slots_[Next() % live_];
+    Outcome o = Remove(&s);
+    if (o.status == kStatusSuccess) o = Place(&s, NextSize());
+    if (o.status != kStatusSuccess) return o;
+    for (uint32_t q = 0; q < kQueries; ++q) {
+      const Slot& t = slots_[Next() % live_];
+      const char* p = static_cast<const char*>(t.p) + Next() % t.size;
+      query_ = p;
+      std::memset(&info_, 0, sizeof(info_));
+      if (Timed(kCallQuery, &DoQuery) != kStatusSuccess) {
+        return Outcome{status_, "hsaKmtQueryPointerInfo"};
+      }
+      const char* base = static_cast<const char*>(info_.CPUAddress);
+      if (static_cast<int>(info_.Type) != 1 /* HSA_POINTER_ALLOCATED */ ||
+          info_.SizeInBytes != t.size || base != t.p) {
+        return Outcome{kHarnessError, "harness: QueryPointerInfo described another allocation"};
+      }
+    }
+    work->live = live_;
+    return Outcome{};
+  }
+
+ private:
+  struct Slot {
+    void* p = nullptr;
+    uint64_t size = 0;
+    bool mapped = false;
+  };
+
+  // Relative weights of the size classes 4 KiB << k (mean about 164 KiB).
+  static constexpr uint32_t kSizeWeights[10] = {16, 8, 8, 6, 6, 4, 4, 2, 2, 2};
+
+  uint64_t Next() {
+    x_ = x_ * 6364136223846793005ull + 1442695040888963407ull;
+    return x_ >> 17;
+  }
+
+  uint64_t NextSize() {
+    uint32_t total = 0;
+    for (uint32_t w : kSizeWeights) total += w;
+    uint32_t r = static_cast<uint32_t>(Next() % total);
+    uint32_t k = 0;
+    while (r >= kSizeWeights[k]) r -= kSizeWeights[k++];
+    return uint64_t{4096} << k;
+  }
+
+  // Allocates and maps `size` bytes into an empty slot.
+  Outcome Place(Slot* s, uint64_t size) {
+    size_ = size;
+    if (Timed(kCallAlloc, &DoAlloc) != kStatusSuccess) return Outcome{status_, "hsaKmtAllocMemory"};
+    s->p = ptr_;
+    s->size = size;
+    if (Timed(kCallMap, &DoMap) != kStatusSuccess) return Outcome{status_, "hsaKmtMapMemoryToGPU"};
+    s->mapped = true;
+    return Outcome{};
+  }
+
+  // Unmaps and frees a slot's allocation.
+  Outcome Remove(Slot* s) {
+    ptr_ = s->p;
+    size_ = s->size;
+    if (Timed(kCallUnmap, &DoUnmap) != kStatusSuccess) {
+      return Outcome{status_, "hsaKmtUnmapMemoryToGPU"};
+    }
+    s->mapped = false;
+    if (Timed(kCallFree, &DoFree) != kStatusSuccess) return Outcome{status_, "hsaKmtFreeMemory"};
+    s->p = nullptr;
+    return Outcome{};
+  }
+
+  Outcome Describe(const Outcome& o, uint32_t i, const char* phase) {
+    if (o.status == kStatusNotImplemented) return o;
+    std::snprintf(text_, sizeof(text_), "%s (%s, step %u of %u live)", o.call, phase, i + 1, live_);
+    return Outcome{o.status, text_};
+  }
+
+  // The call of `op`, timed and kept once the timed iterations began
+  // (keep_); only those go through the marker, so that callgrind counts
+  // none of Setup's, warm-up's or the attributed iteration's calls.
+  int Timed(CallOp op, CallThunk fn) {
+    if (!keep_) {
+      fn(this);
+      return status_;
+    }
+    const auto t0 = std::chrono::steady_clock::now();
+    CallMarker(op)(fn, this);
+    const auto t1 = std::chrono::steady_clock::now();
+    std::vector<double>& v = samples_.ns[op];
+    if (v.size() < kSampleCap) {
+      v.push_back(static_cast<double>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count()));
+    }
+    return status_;
+  }
+
+  static void DoAlloc(void* ctx) {
+    auto* c = static_cast<WorstCase*>(ctx);
+    c->ptr_ = nullptr;
+    c->status_ = Api::Alloc(0, c->size_, c->flags_, &c->ptr_);
+  }
+  static void DoFree(void* ctx) {
+    auto* c = static_cast<WorstCase*>(ctx);
+    c->status_ = Api::Free(c->ptr_, c->size_);
+  }
+  static void DoMap(void* ctx) {
+    auto* c = static_cast<WorstCase*>(ctx);
+    uint64_t alternate = 0;
+    c->status_ = Api::Map(c->ptr_, c->size_, &alternate);
+  }
+  static void DoUnmap(void* ctx) {
+    auto* c = static_cast<WorstCase*>(ctx);
+    c->status_ = Api::Unmap(c->ptr_);
+  }
+  static void DoQuery(void* ctx) {
+    auto* c = static_cast<WorstCase*>(ctx);
+    c->status_ = Api::Query(c->query_, &c->info_);
+  }
+
+  OpenDevice<Api> device_;
+  uint32_t live_;
+  const typename Api::MemFlags flags_ = BenchMemFlags<Api>(false);
+  std::vector<Slot> slots_;
+  uint64_t x_ = 0x2545F4914F6CDD1Dull;  // generator state (fixed seed)
+  CallSamples samples_;
+  bool keep_ = false;
+  // Arguments and results of the call in flight (the thunks' context).
+  void* ptr_ = nullptr;
+  uint64_t size_ = 0;
+  const char* query_ = nullptr;
+  typename Api::PointerInfo info_{};
+  int status_ = kStatusSuccess;
   char text_[160] = {};  // Outcome::call text built in Setup
 };
 

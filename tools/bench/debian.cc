@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <cstdlib>
 #include <cstring>
 
 namespace debian {
@@ -225,6 +226,47 @@ std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::st
     return nullptr;
   }
   return std::unique_ptr<CaseRun>(new DoorbellLatency<DebianApi>(params.wait_event));
+}
+
+namespace {
+
+// Live allocations from which Debian's reserved-SVM worst case is skipped
+// unless HKE_BENCH_SLOW is set: at 10^4 one churn step already takes
+// ~0.3 ms (median) and populating grows with the square of the count.
+constexpr uint32_t kDebianReservedLimit = 100000;
+
+// A case this run does not attempt; Setup says why.
+class Skipped final : public CaseRun {
+ public:
+  explicit Skipped(const char* why) : why_(why) {}
+  Outcome Setup() override { return Outcome{kHarnessSkipped, why_}; }
+  Outcome Iterate(Work*) override { return Outcome{kHarnessSkipped, why_}; }
+
+ private:
+  const char* why_;
+};
+
+}  // namespace
+
+std::unique_ptr<CaseRun> DebianWorstCase(const CaseParams& params, std::string* error) {
+  if (g_fn.open == nullptr) {
+    *error = "Debian's libhsakmt is not loaded";
+    return nullptr;
+  }
+  if (params.reserve_svm && params.live >= kDebianReservedLimit &&
+      std::getenv("HKE_BENCH_SLOW") == nullptr) {
+    return std::unique_ptr<CaseRun>(new Skipped(
+        "Debian's reserved-SVM allocator walks a list of every area per allocation: "
+        "populating this many takes many minutes (set HKE_BENCH_SLOW=1 to run it)"));
+  }
+  // Read by Debian's hsaKmtOpenKFD (its aperture set-up), which the case's
+  // Setup calls; each variant runs in a process of its own.
+  if (params.reserve_svm) {
+    setenv("HSA_RESERVE_SVM", "1", 1);
+  } else {
+    unsetenv("HSA_RESERVE_SVM");
+  }
+  return std::unique_ptr<CaseRun>(new WorstCase<DebianApi>(params.live));
 }
 
 }  // namespace hkebench

@@ -34,6 +34,17 @@
 #include "tools/bench/bench.h"
 #include "tools/bench/heap_count.h"
 
+// Callgrind's client requests (no-ops outside valgrind): worst-case's
+// instruction run starts instrumentation only when the timed iterations
+// begin (--instr-atstart=no), so populating 10^5 allocations runs at
+// valgrind's uninstrumented speed.
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#define HKE_BENCH_START_INSTRUMENTATION() CALLGRIND_START_INSTRUMENTATION
+#else
+#define HKE_BENCH_START_INSTRUMENTATION() ((void)0)
+#endif
+
 namespace hkebench {
 namespace {
 
@@ -96,6 +107,13 @@ CaseParams QueueParams(QueueKind kind) {
   return p;
 }
 
+CaseParams WorstParams(uint32_t live, bool reserve_svm) {
+  CaseParams p;
+  p.live = live;
+  p.reserve_svm = reserve_svm;
+  return p;
+}
+
 CaseParams LatencyParams(bool wait_event) {
   CaseParams p;
   p.wait_event = wait_event;
@@ -104,6 +122,9 @@ CaseParams LatencyParams(bool wait_event) {
 
 #define HKE_ALLOC_CASE(label, size, vram)                                                   \
   {"alloc-map-free/" label, "5", {&OursAllocMapFree, &DebianAllocMapFree}, AllocParams(size, vram), \
+   true}
+#define HKE_WORST_CASE(label, live, reserve)                                       \
+  {"worst-case/" label, "21", {&OursWorstCase, &DebianWorstCase}, WorstParams(live, reserve), \
    true}
 #define HKE_QUERY_CASE(label, live) \
   {"query-pointer/" label, "5", {&OursQueryPointer, &DebianQueryPointer}, LiveParams(live), true}
@@ -135,6 +156,19 @@ const CaseDef kCases[] = {
     HKE_QUERY_CASE("10000", 10000),
     HKE_QUERY_CASE("50000", 50000),
     HKE_QUERY_CASE("100000", 100000),
+    // Per-call times (and, under callgrind, instructions) of Alloc, Free,
+    // Map, Unmap and QueryPointerInfo with N live mapped allocations of mixed
+    // sizes, churned in random order; kernel-placed VA and reserved SVM
+    // (HSA_RESERVE_SVM). Own process: memory (above), and the VA mode is
+    // chosen before the device opens.
+    HKE_WORST_CASE("kernel-100", 100, false),
+    HKE_WORST_CASE("kernel-1000", 1000, false),
+    HKE_WORST_CASE("kernel-10000", 10000, false),
+    HKE_WORST_CASE("kernel-100000", 100000, false),
+    HKE_WORST_CASE("reserved-100", 100, true),
+    HKE_WORST_CASE("reserved-1000", 1000, true),
+    HKE_WORST_CASE("reserved-10000", 10000, true),
+    HKE_WORST_CASE("reserved-100000", 100000, true),
     // Own process per library: both map memory (ACQUIRE_VM rule above).
     {"queue-create-destroy/sdma", "7", {&OursQueueCreateDestroy, &DebianQueueCreateDestroy},
      QueueParams(kQueueSdma), true},
@@ -154,6 +188,7 @@ const CaseDef kCases[] = {
 
 #undef HKE_ALLOC_CASE
 #undef HKE_QUERY_CASE
+#undef HKE_WORST_CASE
 
 // ---- measured-region markers ----------------------------------------------------
 // Every timed iteration goes through exactly one of these, so that
@@ -181,6 +216,34 @@ extern "C" HKE_BENCH_MARKER void hke_bench_measured_debian(
   *out = run->Iterate(work);
 }
 
+// One marker per operation that worst-case times call by call
+// (bench.h, CallMarker): --toggle-collect=hke_bench_call_* with
+// --dump-after=hke_bench_call_* gives one callgrind dump per call. The
+// empty asm after the call keeps it from becoming a tail jump, which
+// callgrind would not see return through the marker.
+#define HKE_BENCH_CALL_MARKER(op)                                                   \
+  extern "C" HKE_BENCH_MARKER void hke_bench_call_##op(hkebench::CallThunk fn, void* ctx) { \
+    fn(ctx);                                                                        \
+    __asm__ volatile("" ::: "memory");                                              \
+  }
+HKE_BENCH_CALL_MARKER(alloc)
+HKE_BENCH_CALL_MARKER(free)
+HKE_BENCH_CALL_MARKER(map)
+HKE_BENCH_CALL_MARKER(unmap)
+HKE_BENCH_CALL_MARKER(query)
+#undef HKE_BENCH_CALL_MARKER
+
+namespace hkebench {
+
+CallMarkerFn CallMarker(CallOp op) {
+  static constexpr CallMarkerFn kCallMarkers[kCallOpCount] = {
+      &hke_bench_call_alloc, &hke_bench_call_free, &hke_bench_call_map, &hke_bench_call_unmap,
+      &hke_bench_call_query};
+  return kCallMarkers[op];
+}
+
+}  // namespace hkebench
+
 namespace hkebench {
 namespace {
 
@@ -201,6 +264,10 @@ struct Result {
   double p99_ns = 0;
   double min_ns = 0;
   double mean_ns = 0;
+  // Per-call statistics of a case that times single calls (CaseRun::Calls):
+  // a JSON object {"alloc":{"n":..,"median_ns":..,"p99_ns":..,"p999_ns":..,
+  // "max_ns":..},...}, empty for the other cases.
+  std::string calls_json;
 };
 
 // Operations per iteration (Work::ops; 0 counts as 1).
@@ -303,6 +370,8 @@ bool Prepare(const CaseDef& c, const Options& opt, int lib, std::unique_ptr<Case
     return false;
   }
   r.ns.reserve(opt.fixed_iterations != 0 ? opt.fixed_iterations : opt.max_iterations);
+  runner.BeginTimed();
+  HKE_BENCH_START_INSTRUMENTATION();
   return true;
 }
 
@@ -353,6 +422,26 @@ void TimeRuns(const Options& opt, std::unique_ptr<CaseRun> runs[kLibraryCount],
   }
 }
 
+// The per-call statistics of `calls` as Result::calls_json.
+std::string CallsJson(const CallSamples& calls) {
+  std::string out = "{";
+  for (int op = 0; op < kCallOpCount; ++op) {
+    std::vector<double> s = calls.ns[op];
+    if (s.empty()) continue;
+    std::sort(s.begin(), s.end());
+    const size_t n = s.size();
+    const double median = n % 2 == 1 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
+    char buf[192];
+    std::snprintf(buf, sizeof(buf),
+                  "%s\"%s\":{\"n\":%zu,\"median_ns\":%.1f,\"p99_ns\":%.1f,\"p999_ns\":%.1f,"
+                  "\"max_ns\":%.1f}",
+                  out.size() > 1 ? "," : "", kCallOpNames[op], n, median, Percentile(s, 0.99),
+                  Percentile(s, 0.999), s.back());
+    out += buf;
+  }
+  return out + "}";
+}
+
 void RunCase(const CaseDef& c, const Options& opt, Result results[kLibraryCount]) {
   std::unique_ptr<CaseRun> runs[kLibraryCount];
   bool active[kLibraryCount] = {false, false};
@@ -361,6 +450,10 @@ void RunCase(const CaseDef& c, const Options& opt, Result results[kLibraryCount]
     active[lib] = Prepare(c, opt, lib, &runs[lib], &results[lib]);
   }
   TimeRuns(opt, runs, active, results);
+  for (int lib = 0; lib < kLibraryCount; ++lib) {
+    if (runs[lib] == nullptr || results[lib].state != Result::kOk) continue;
+    if (const CallSamples* calls = runs[lib]->Calls()) results[lib].calls_json = CallsJson(*calls);
+  }
 }
 
 // ---- output --------------------------------------------------------------------
@@ -483,7 +576,7 @@ bool WriteRecords(const char* path, const CaseDef& c, const char* target,
                  "\"allocs_own\":%.4g,\"allocs_libc\":%.4g,\"allocs_simulator\":%.4g,"
                  "\"allocs_unattributed\":%.4g,\"allocs_timed_total_per_iter\":%.4g,"
                  "\"nodes\":%llu,\"mem_banks\":%llu,\"caches\":%llu,\"io_links\":%llu,"
-                 "\"bytes\":%llu,\"live\":%llu}\n",
+                 "\"bytes\":%llu,\"live\":%llu%s%s}\n",
                  c.name, c.issue, JsonEscape(target).c_str(), kLibraryNames[lib], state,
                  JsonEscape(r.detail).c_str(), r.ns.size(),
                  static_cast<unsigned long long>(OpsOf(r.work)), r.median_ns, r.p99_ns, r.min_ns,
@@ -497,7 +590,8 @@ bool WriteRecords(const char* path, const CaseDef& c, const char* target,
                  static_cast<unsigned long long>(r.work.caches),
                  static_cast<unsigned long long>(r.work.io_links),
                  static_cast<unsigned long long>(r.work.bytes),
-                 static_cast<unsigned long long>(r.work.live));
+                 static_cast<unsigned long long>(r.work.live),
+                 r.calls_json.empty() ? "" : ",\"calls\":", r.calls_json.c_str());
   }
   return std::fclose(f) == 0;
 }

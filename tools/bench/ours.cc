@@ -187,6 +187,42 @@ std::unique_ptr<CaseRun> OursEventSetWait(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new EventSetWait<OursApi>());
 }
 
+namespace {
+
+// worst-case in ours: WorstCase on the default context, reconfigured with
+// HKE_CONFIG_RESERVE_SVM for the reserved variants (the flag
+// HSA_RESERVE_SVM=1 sets through hke_config_flags_from_environment) and
+// back to the default configuration when the run ends. Each variant runs
+// in a process of its own, before anything opened the device.
+class OursWorstCaseRun final : public CaseRun {
+ public:
+  OursWorstCaseRun(uint32_t live, bool reserve_svm)
+      : run_(new WorstCase<OursApi>(live)), reserve_svm_(reserve_svm) {}
+  ~OursWorstCaseRun() override {
+    run_.reset();  // frees everything and closes the device first
+    if (reserve_svm_) (void)ConfigureDefault(0);
+  }
+  Outcome Setup() override {
+    if (reserve_svm_ && ConfigureDefault(HKE_CONFIG_RESERVE_SVM) != HKE_OK) {
+      return Outcome{kHarnessError, "hke_default_context_configure(RESERVE_SVM)"};
+    }
+    return run_->Setup();
+  }
+  Outcome Iterate(Work* work) override { return run_->Iterate(work); }
+  void BeginTimed() override { run_->BeginTimed(); }
+  const CallSamples* Calls() const override { return run_->Calls(); }
+
+ private:
+  std::unique_ptr<WorstCase<OursApi>> run_;
+  bool reserve_svm_;
+};
+
+}  // namespace
+
+std::unique_ptr<CaseRun> OursWorstCase(const CaseParams& params, std::string*) {
+  return std::unique_ptr<CaseRun>(new OursWorstCaseRun(params.live, params.reserve_svm));
+}
+
 std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string*) {
   return std::unique_ptr<CaseRun>(new DoorbellLatency<OursApi>(params.wait_event));
 }

@@ -18,7 +18,12 @@
 # fixtures/topology/<tree>/nodes; HKE_BENCH_CG_ITERATIONS (default 3) timed
 # iterations per callgrind run; HKE_BENCH_CG_SKIP (a regex, default
 # 'query-pointer/(50000|100000)|event-set-wake|doorbell-latency/.*') cases
-# callgrind does not run.
+# callgrind does not run. worst-case counts each call on its own
+# (scaling.py): HKE_BENCH_CG_CALLS (default 500) churn steps per variant,
+# on the targets matching HKE_BENCH_CG_WORST_TARGETS (default the built-in
+# boards), up to 10^4 live allocations (valgrind's own limit on mappings,
+# VG_N_SEGMENTS, stops it before 10^5). The worst-case table and the
+# scaling curves (scaling.png) come from scaling.py.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,7 +35,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --instructions) instructions=1 ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
-    -h|--help) sed -n '2,20p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -44,6 +49,8 @@ cg_iterations=${HKE_BENCH_CG_ITERATIONS:-3}
 # doorbell-latency) count spin instructions whose number depends on
 # valgrind's thread scheduling, not on the library: skipped too.
 cg_skip=${HKE_BENCH_CG_SKIP:-query-pointer/(50000|100000)|event-set-wake|doorbell-latency/.*}
+cg_calls=${HKE_BENCH_CG_CALLS:-500}
+cg_worst_targets=${HKE_BENCH_CG_WORST_TARGETS:-apu-embedded|datacenter-4gpu}
 
 # A Python with matplotlib for the plot: Debian's (python3-matplotlib) first.
 python=""
@@ -154,6 +161,7 @@ if [ "$instructions" = 1 ]; then
   for t in "${targets[@]}"; do
     label=$(basename "${t#*:}")
     for c in "${cases[@]}"; do
+      if [[ "$c" == worst-case/* ]]; then continue; fi  # below, call by call
       if [[ "$c" =~ ^($cg_skip)$ ]]; then
         echo "run.sh: callgrind skips $c (HKE_BENCH_CG_SKIP)" >&2
         continue
@@ -181,6 +189,31 @@ if [ "$instructions" = 1 ]; then
     done
   done
   rm -f "$out/callgrind.records.tmp"
+  # worst-case: one callgrind dump per timed call (scaling.py callgrind).
+  : >"$out/worst-instructions.jsonl"
+  dumps=(); for op in alloc free map unmap query; do dumps+=(--dump-after="hke_bench_call_$op"); done
+  for t in "${targets[@]}"; do
+    label=$(basename "${t#*:}")
+    [[ "$label" =~ ^($cg_worst_targets)$ ]] || continue
+    for c in "${cases[@]}"; do
+      [[ "$c" == worst-case/* && "$c" != *-100000 ]] || continue
+      for lib in ours debian; do
+        echo "run.sh: callgrind $label $c $lib (per call)" >&2
+        cg=$out/callgrind.$label.${c//\//_}.$lib.out
+        if run_on "$t" valgrind --tool=callgrind --callgrind-out-file="$cg" --instr-atstart=no \
+            --collect-atstart=no --toggle-collect='hke_bench_call_*' "${dumps[@]}" \
+            --combine-dumps=yes "$bench" --only "$lib" --case "$c" --iterations "$cg_calls" \
+            --no-header >/dev/null 2>"${cg%.out}.log"; then
+          "$python" "$here/scaling.py" callgrind --file "$cg" --target "$label" --case "$c" \
+            --library "$lib" --out "$out/worst-instructions.jsonl" || status=1
+          rm -f "$cg"  # one part per call: ~30 MB per run
+        else
+          echo "run.sh: callgrind run failed (see ${cg%.out}.log)" >&2
+          status=1
+        fi
+      done
+    done
+  done
 fi
 
 # ---- report ----------------------------------------------------------------------
@@ -200,5 +233,10 @@ cmd="tools/bench/run.sh"
   --meta "source=$rev; build $build ($build_type, $(sed -n 's/^HKE_CONFIGURATION:[A-Z]*=//p' "$build/CMakeCache.txt") configuration)" \
   --meta "Debian=$(dpkg-query -W -f='libhsakmt1 ${Version}' libhsakmt1 2>/dev/null || echo 'libhsakmt1 (version unknown)')" \
   || status=1
-echo "run.sh: wrote $out/results.md and $out/results.png" >&2
+# worst-case's per-call table (appended to results.md) and scaling curves.
+"$python" "$here/scaling.py" render --records "$records" --png "$out/scaling.png" \
+  --md-append "$out/results.md" \
+  $([ "$instructions" = 1 ] && echo --instructions "$out/worst-instructions.jsonl") >/dev/null \
+  || status=1
+echo "run.sh: wrote $out/results.md, $out/results.png and $out/scaling.png" >&2
 exit $status
