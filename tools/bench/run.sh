@@ -15,7 +15,8 @@
 # fixtures/topology/<tree>/nodes; HKE_BENCH_CG_ITERATIONS (default 3) timed
 # iterations per callgrind run; HKE_BENCH_CG_SKIP (a regex, default
 # 'query-pointer/(50000|100000)|event-set-wake|doorbell-latency/.*') cases
-# callgrind does not run.
+# callgrind does not run; HKE_BENCH_NO_FILES=1 skips counting the files and
+# system calls of a cold topology cycle (topology_files.sh, needs strace).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --instructions) instructions=1 ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -110,6 +111,21 @@ for t in "${targets[@]}"; do
   fi
 done
 
+# Files and system calls of one cold topology cycle (topology_files.sh):
+# strace runs, a few minutes on the large trees; HKE_BENCH_NO_FILES=1 skips.
+files=$out/topology-files.jsonl
+: >"$files"
+if [ -z "${HKE_BENCH_NO_FILES:-}" ]; then
+  if command -v strace >/dev/null; then
+    for t in "${targets[@]}"; do
+      echo "run.sh: files and system calls of topology-cycle-cold on ${t#*:}" >&2
+      "$here/topology_files.sh" "$bench" "$preload" "$t" >>"$files" || status=1
+    done
+  else
+    echo "run.sh: no strace (Debian package strace): opens per cold topology cycle not counted" >&2
+  fi
+fi
+
 if [ "$instructions" = 1 ]; then
   mapfile -t cases < <("$bench" --list | cut -f1)
   for t in "${targets[@]}"; do
@@ -160,5 +176,8 @@ cmd="tools/bench/run.sh"
   --meta "source=$rev; build $build ($build_type, $(sed -n 's/^HKE_CONFIGURATION:[A-Z]*=//p' "$build/CMakeCache.txt") configuration)" \
   --meta "Debian=$(dpkg-query -W -f='libhsakmt1 ${Version}' libhsakmt1 2>/dev/null || echo 'libhsakmt1 (version unknown)')" \
   || status=1
+if [ -s "$files" ]; then
+  "$python" "$here/topology_files.py" render "$files" | tee -a "$out/results.md" || status=1
+fi
 echo "run.sh: wrote $out/results.md and $out/results.png" >&2
 exit $status
