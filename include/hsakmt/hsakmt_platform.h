@@ -118,7 +118,11 @@ typedef struct hke_platform_ops {
   int (*madvise)(void* self, void* addr, size_t length, uint32_t advice);
   /* Reads a whole small file into `buf` (at most `capacity` bytes, no NUL is
    * added). A file longer than `capacity` fails with EFBIG and writes
-   * nothing to *out_length (the buffer contents are then unspecified). */
+   * nothing to *out_length (the buffer contents are then unspecified).
+   * Meant for files that hand their whole text to one read (regular files,
+   * sysfs and single-value procfs attributes): a port may take a read
+   * shorter than asked as the end of the file (the Linux backend does, so
+   * a file costs open, one read and close). */
   int (*read_file)(void* self, const char* path, char* buf, size_t capacity,
                    size_t* out_length);
   /* Lists a directory, calling `fn` for each entry. May be NULL. */

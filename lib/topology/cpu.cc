@@ -232,7 +232,53 @@ uint32_t CpuReader::ReadUnsigned(const char* path, bool* found) {
   return ok ? v : 0;
 }
 
-Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu) {
+bool CpuReader::ParseCpuMap(size_t n, uint32_t* siblings, uint32_t* first) {
+  // shared_cpu_map: comma-separated 32-bit hex groups, most significant
+  // first; each set bit is a processor whose apicid joins the sibling map,
+  // and the lowest one is the first CPU of shared_cpu_list.
+  bool any = false;
+  size_t a = 0;
+  while (a < n && (s_.buffer[a] == ' ' || s_.buffer[a] == '\t' || s_.buffer[a] == '\n')) ++a;
+  size_t b = a;
+  while (b < n && s_.buffer[b] != ' ' && s_.buffer[b] != '\t' && s_.buffer[b] != '\n') ++b;
+  uint32_t groups = 0;
+  for (size_t i = a; i < b; ++i) groups += s_.buffer[i] == ',' ? 1u : 0u;
+  ++groups;
+  size_t i = a;
+  for (uint32_t g = groups; g-- > 0 && i <= b;) {
+    uint32_t mask = 0;
+    for (; i < b && s_.buffer[i] != ','; ++i) {
+      const char ch = s_.buffer[i];
+      uint32_t d = 0;
+      if (ch >= '0' && ch <= '9') {
+        d = static_cast<uint32_t>(ch - '0');
+      } else if (ch >= 'a' && ch <= 'f') {
+        d = static_cast<uint32_t>(ch - 'a' + 10);
+      } else if (ch >= 'A' && ch <= 'F') {
+        d = static_cast<uint32_t>(ch - 'A' + 10);
+      } else {
+        break;
+      }
+      mask = (mask << 4) | d;
+    }
+    while (i < b && s_.buffer[i] != ',') ++i;
+    ++i;  // past the comma
+    for (uint32_t bit = 0; bit < 32; ++bit) {
+      if ((mask & (1u << bit)) == 0) continue;
+      const uint64_t proc = static_cast<uint64_t>(g) * 32 + bit;
+      if (!any || proc < *first) *first = proc > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(proc);
+      any = true;
+      if (proc >= limit_) continue;
+      const uint32_t apicid = s_.cpu_apicid[proc];
+      if (apicid >= kSiblingBits) continue;  // beyond the public sibling map
+      siblings[apicid / 32] |= 1u << (apicid % 32);
+    }
+  }
+  return any;
+}
+
+Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu,
+                               const uint32_t* siblings) {
   NodeRecord& rec = s_.nodes[user];
   if (rec.num_caches >= s_.max_caches) {
     Message m;
@@ -299,48 +345,7 @@ Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu
   p.Append(index_dir).Append("/physical_line_partition");
   c.v[kCacheLinesPerTag] = ReadUnsigned(p.c_str(), &found);
 
-  // shared_cpu_map: comma-separated 32-bit hex groups, most significant
-  // first; each set bit is a processor whose apicid joins the sibling map.
-  p.Clear();
-  p.Append(index_dir).Append("/shared_cpu_map");
-  if (ReadOptional(p.c_str(), &n)) {
-    size_t a = 0;
-    while (a < n && (s_.buffer[a] == ' ' || s_.buffer[a] == '\t' || s_.buffer[a] == '\n')) ++a;
-    size_t b = a;
-    while (b < n && s_.buffer[b] != ' ' && s_.buffer[b] != '\t' && s_.buffer[b] != '\n') ++b;
-    uint32_t groups = 0;
-    for (size_t i = a; i < b; ++i) groups += s_.buffer[i] == ',' ? 1u : 0u;
-    ++groups;
-    size_t i = a;
-    for (uint32_t g = groups; g-- > 0 && i <= b;) {
-      uint32_t mask = 0;
-      for (; i < b && s_.buffer[i] != ','; ++i) {
-        const char ch = s_.buffer[i];
-        uint32_t d = 0;
-        if (ch >= '0' && ch <= '9') {
-          d = static_cast<uint32_t>(ch - '0');
-        } else if (ch >= 'a' && ch <= 'f') {
-          d = static_cast<uint32_t>(ch - 'a' + 10);
-        } else if (ch >= 'A' && ch <= 'F') {
-          d = static_cast<uint32_t>(ch - 'A' + 10);
-        } else {
-          break;
-        }
-        mask = (mask << 4) | d;
-      }
-      while (i < b && s_.buffer[i] != ',') ++i;
-      ++i;  // past the comma
-      for (uint32_t bit = 0; bit < 32; ++bit) {
-        if ((mask & (1u << bit)) == 0) continue;
-        const uint64_t proc = static_cast<uint64_t>(g) * 32 + bit;
-        if (proc >= limit_) continue;
-        const uint32_t apicid = s_.cpu_apicid[proc];
-        if (apicid >= kSiblingBits) continue;  // beyond the public sibling map
-        c.siblings[apicid / 32] |= 1u << (apicid % 32);
-      }
-    }
-  }
-
+  std::memcpy(c.siblings, siblings, sizeof(c.siblings));
   s_.caches[snap_.used_caches_++] = c;
   ++rec.num_caches;
   return Status::Ok();
@@ -391,13 +396,25 @@ Status CpuReader::ReadCpuCaches(uint32_t user) {
     for (uint32_t idx = 0; idx < indexes; ++idx) {
       Path index_dir;
       index_dir.Append(cache_dir.c_str()).Append("/index").AppendU64(idx);
+      // The first CPU sharing the cache and its siblings both come from
+      // shared_cpu_map (the kernel prints shared_cpu_list from the same
+      // mask), so one file answers both; shared_cpu_list only without it.
       Path p;
-      p.Append(index_dir.c_str()).Append("/shared_cpu_list");
+      p.Append(index_dir.c_str()).Append("/shared_cpu_map");
       if (p.truncated()) continue;
+      uint32_t siblings[kSiblingBits / 32] = {};
+      uint32_t first = 0;
       bool found = false;
-      const uint32_t first = ReadUnsigned(p.c_str(), &found);
+      size_t n = 0;
+      if (ReadOptional(p.c_str(), &n)) {
+        found = ParseCpuMap(n, siblings, &first);
+      } else {
+        p.Clear();
+        p.Append(index_dir.c_str()).Append("/shared_cpu_list");
+        first = ReadUnsigned(p.c_str(), &found);
+      }
       if (!found || first != cpu) continue;  // listed under the first CPU sharing it
-      HKE_RETURN_IF_ERROR(AppendCache(user, index_dir.c_str(), cpu));
+      HKE_RETURN_IF_ERROR(AppendCache(user, index_dir.c_str(), cpu, siblings));
     }
   }
   return Status::Ok();

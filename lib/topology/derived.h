@@ -40,7 +40,13 @@ class CpuReader {
   bool ReadOptional(const char* path, size_t* out_length);
   // Lists an optional directory the same way.
   bool ListOptional(const char* path, hke_dirent_fn fn, void* user);
-  Status AppendCache(uint32_t user, const char* index_dir, uint32_t cpu);
+  // Parses the shared_cpu_map text in the buffer (n bytes): ORs the apicid
+  // bit of every listed processor below limit_ into `siblings` and puts the
+  // lowest listed processor in *first; false when no processor is listed.
+  bool ParseCpuMap(size_t n, uint32_t* siblings, uint32_t* first);
+  // Reads the cache of `index_dir` (level, type, size, line size,
+  // associativity, lines per tag) with the sibling map ParseCpuMap made.
+  Status AppendCache(uint32_t user, const char* index_dir, uint32_t cpu, const uint32_t* siblings);
 
   Snapshot& snap_;
   const Snapshot::Storage& s_;

@@ -42,7 +42,10 @@
 //    /sys/devices/system/node/node<user id>/cpu<K>/cache/index<I>/ (or
 //    /sys/devices/system/cpu for node 0 without NUMA directories): a cache
 //    shared by several CPUs is listed only under the first CPU of its
-//    shared_cpu_list, its SiblingMap is set by apicid.
+//    shared_cpu_map (the lowest set bit; upstream reads the same number
+//    from shared_cpu_list, which the kernel prints from the same mask, so
+//    one file serves both: shared_cpu_list is read only when the map is
+//    missing), its SiblingMap is set by apicid.
 //  - indirect_links: when no node reported p2p_links_count, links
 //    GPU-CPU-GPU, GPU-CPU-CPU-GPU, GPU-CPU-CPU and CPU-CPU-GPU are added for
 //    every node pair (i < j, both directions), weight = sum of the hops.

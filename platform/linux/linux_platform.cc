@@ -147,6 +147,11 @@ int ReadFile(void*, const char* path, char* buf, size_t capacity, size_t* out_le
       break;
     }
     used += static_cast<size_t>(n);
+    // A read shorter than asked ended the file: a regular file returns
+    // less only at its end, and a sysfs attribute hands its whole text
+    // (at most a page) to the first read. This saves the read that would
+    // only see end of file (one system call per topology file).
+    if (static_cast<size_t>(n) < want) break;
   }
   ::close(fd);
   if (error != 0) return error;

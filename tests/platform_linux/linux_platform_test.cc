@@ -99,6 +99,44 @@ TEST_CASE("linux read_file reads a whole file and refuses one longer than the bu
   CHECK(n == 34);
 }
 
+// Read system calls this thread has made so far (syscr of
+// /proc/thread-self/io); the pread that samples it counts itself once.
+uint64_t ThreadReadCalls(int io_fd) {
+  char text[1024];
+  const ssize_t n = ::pread(io_fd, text, sizeof(text) - 1, 0);
+  REQUIRE(n > 0);
+  text[n] = '\0';
+  const char* at = std::strstr(text, "syscr:");
+  REQUIRE(at != nullptr);
+  return std::strtoull(at + 6, nullptr, 10);
+}
+
+TEST_CASE("linux read_file reads a file shorter than the buffer with one read system call") {
+  ScratchDir d;
+  d.File("props", "simd_count 104\nwave_front_size 64\n");
+  const int io = ::open("/proc/thread-self/io", O_RDONLY | O_CLOEXEC);
+  REQUIRE(io >= 0);
+  const hke_platform p = hke_linux_platform();
+  char buf[64];
+  size_t n = 0;
+  const uint64_t t0 = ThreadReadCalls(io);
+  const uint64_t t1 = ThreadReadCalls(io);  // a sample alone: t1 - t0 reads
+  REQUIRE(p.ops->read_file(p.self, (d.path + "/props").c_str(), buf, sizeof(buf), &n) == 0);
+  const uint64_t t2 = ThreadReadCalls(io);
+  const std::string text(buf, n);
+  // Exactly full still takes the probe that tells full from too long.
+  size_t full = 0;
+  REQUIRE(p.ops->read_file(p.self, (d.path + "/props").c_str(), buf, 34, &full) == 0);
+  const uint64_t t3 = ThreadReadCalls(io);
+  // Checked after the last sample: a failure report may read files itself.
+  CHECK(text == "simd_count 104\nwave_front_size 64\n");
+  // The short read ended the file: no second read to see end of file.
+  CHECK(t2 - t1 - (t1 - t0) == 1);
+  CHECK(full == 34);
+  CHECK(t3 - t2 - (t1 - t0) == 2);
+  ::close(io);
+}
+
 TEST_CASE("linux open refuses unknown flag bits instead of guessing") {
   const hke_platform p = hke_linux_platform();
   int fd = -1;

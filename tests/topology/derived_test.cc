@@ -35,6 +35,7 @@ class MemFs {
     ops_.close = [](void* s, int fd) { return Of(s)->open_files.erase(fd) == 1 ? 0 : EBADF; };
     ops_.ioctl = [](void*, int, uint32_t, void*) { return ENOTTY; };
     ops_.read_file = [](void* s, const char* p, char* buf, size_t cap, size_t* n) {
+      ++Of(s)->reads[p];
       auto it = Of(s)->files.find(p);
       if (it == Of(s)->files.end()) return ENOENT;
       if (it->second.size() > cap) return EFBIG;
@@ -78,6 +79,7 @@ class MemFs {
 
   std::map<std::string, std::string> files;
   std::map<int, std::pair<std::string, size_t>> open_files;
+  std::map<std::string, int> reads;  // read_file calls by path, missing files included
   uint32_t cpus = 4;
   int next_fd = 10;
 
@@ -253,6 +255,50 @@ TEST_CASE("CPU caches: a shared cache appears once, under its first CPU, sibling
   CHECK(c[2].CacheLevel == 1);
   CHECK(c[2].ProcessorIdLow == 2);
   CHECK(c[2].SiblingMap[2] == 1);
+}
+
+TEST_CASE("CPU caches: shared_cpu_map alone names a cache's first CPU; no file is read twice") {
+  MemFs fs;
+  Base(fs);
+  Cpu(fs, 0, 0, 0);
+  CpuInfo(fs);
+  CpuCaches(fs);
+  DiagLog log;
+  auto snap = std::make_unique<Snap>();
+  REQUIRE(Take(fs, log, snap.get(), true, false).ok());
+  HsaNodeProperties p;
+  REQUIRE(snap->FillNodeProperties(0, &p).ok());
+  CHECK(p.NumCaches == 3);
+  for (const auto& r : fs.reads) {
+    INFO(r.first);
+    CHECK(r.first.find("shared_cpu_list") == std::string::npos);
+    // generation_id is read before and after the parse (the change check).
+    CHECK(r.second == (r.first == kRoot + "/generation_id" ? 2 : 1));
+  }
+}
+
+TEST_CASE("CPU caches: without shared_cpu_map the first CPU comes from shared_cpu_list, no siblings") {
+  MemFs fs;
+  Base(fs);
+  Cpu(fs, 0, 0, 0);
+  CpuInfo(fs);
+  CpuCaches(fs);
+  for (uint32_t cpu = 0; cpu < 2; ++cpu) {
+    const std::string c = "/sys/devices/system/node/node0/cpu" + std::to_string(cpu) + "/cache/";
+    fs.files.erase(c + "index0/shared_cpu_map");
+    fs.files.erase(c + "index1/shared_cpu_map");
+  }
+  DiagLog log;
+  auto snap = std::make_unique<Snap>();
+  REQUIRE(Take(fs, log, snap.get(), true, false).ok());
+  HsaNodeProperties p;
+  REQUIRE(snap->FillNodeProperties(0, &p).ok());
+  REQUIRE(p.NumCaches == 3);  // L1 of cpu0, the shared L2 (under cpu0), L1 of cpu1
+  HsaCacheProperties c[3];
+  REQUIRE(snap->FillCacheProperties(0, 3, c).ok());
+  CHECK(c[1].CacheLevel == 2);
+  CHECK(c[1].SiblingMap[0] == 0);
+  CHECK(c[2].ProcessorIdLow == 2);
 }
 
 TEST_CASE("without cpu_details a CPU node keeps the sysfs cache count") {

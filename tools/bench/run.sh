@@ -24,6 +24,8 @@
 # boards), up to 10^4 live allocations (valgrind's own limit on mappings,
 # VG_N_SEGMENTS, stops it before 10^5). The worst-case table and the
 # scaling curves (scaling.png) come from scaling.py.
+# HKE_BENCH_NO_FILES=1 skips counting the files and system calls of a
+# cold topology cycle (topology_files.sh, needs strace).
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -35,7 +37,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --instructions) instructions=1 ;;
     --budget) budget=${2:?--budget needs seconds}; shift ;;
-    -h|--help) sed -n '2,26p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "run.sh: unknown option $1" >&2; exit 2 ;;
     *) build=$1 ;;
   esac
@@ -156,6 +158,21 @@ for fe in preload inprocess; do
   done
 done
 
+# Files and system calls of one cold topology cycle (topology_files.sh):
+# strace runs, a few minutes on the large trees; HKE_BENCH_NO_FILES=1 skips.
+files=$out/topology-files.jsonl
+: >"$files"
+if [ -z "${HKE_BENCH_NO_FILES:-}" ]; then
+  if command -v strace >/dev/null; then
+    for t in "${targets[@]}"; do
+      echo "run.sh: files and system calls of topology-cycle-cold on ${t#*:}" >&2
+      "$here/topology_files.sh" "$bench" "$preload" "$t" >>"$files" || status=1
+    done
+  else
+    echo "run.sh: no strace (Debian package strace): opens per cold topology cycle not counted" >&2
+  fi
+fi
+
 if [ "$instructions" = 1 ]; then
   mapfile -t cases < <("$bench" --list | cut -f1)
   for t in "${targets[@]}"; do
@@ -239,4 +256,9 @@ cmd="tools/bench/run.sh"
   $([ "$instructions" = 1 ] && echo --instructions "$out/worst-instructions.jsonl") >/dev/null \
   || status=1
 echo "run.sh: wrote $out/results.md, $out/results.png and $out/scaling.png" >&2
+
+if [ -s "$files" ]; then
+  "$python" "$here/topology_files.py" render "$files" | tee -a "$out/results.md" || status=1
+fi
+echo "run.sh: wrote $out/results.md and $out/results.png" >&2
 exit $status
