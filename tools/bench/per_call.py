@@ -93,6 +93,25 @@ class Profile:
                         self.self_cost[(ob, fn)] += cost
 
 
+def short_name(fn):
+    """A demangled name without its return type, template and parameter
+    lists: "hke::memory::internal::MapOrUnmap" for
+    "hke::Status hke::memory::internal::(anonymous namespace)::MapOrUnmap<...>(...)"."""
+    fn = fn.replace("(anonymous namespace)::", "").split(" [clone")[0]
+    out, depth = "", 0
+    for ch in fn:
+        if ch in "<(":
+            depth += 1
+        elif ch in ">)":
+            depth -= 1
+        elif depth == 0:
+            out += ch
+    out = out.strip()
+    if out.endswith(" const"):
+        out = out[: -len(" const")]
+    return out.split(" ")[-1]
+
+
 def run(build, board, library, case, fn, workdir):
     out = os.path.join(workdir, "cg.%s.%s.%s" % (library, case.replace("/", "_"), fn))
     env = dict(os.environ)
@@ -136,7 +155,7 @@ def main():
     text = "\n".join(lines) + "\n"
     for case, fn, own in tops:
         text += "\n%s, %s (ours, self instructions per call):\n\n" % (case, fn)
-        text += "".join("- %.0f %s\n" % (c, f.split("(")[0]) for c, f in own)
+        text += "".join("- %.0f %s\n" % (c, short_name(f)) for c, f in own)
     sys.stdout.write(text)
     if a.out:
         with open(a.out, "w") as f:
