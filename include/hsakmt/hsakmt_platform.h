@@ -24,6 +24,9 @@
  *  - An operation that the platform does not provide may be NULL; the
  *    library then reports HKE_STATUS_UNSUPPORTED for the features that need
  *    it. `open`, `close`, `ioctl` and `read_file` are required.
+ *  - The table must not change while a context uses it (from
+ *    hke_context_init to hke_context_deinit): the library may resolve its
+ *    operations once.
  */
 #ifndef HSAKMT_HSAKMT_PLATFORM_H_
 #define HSAKMT_HSAKMT_PLATFORM_H_

@@ -24,7 +24,9 @@
 //    inherited ones at its first open; context teardown closes them.
 //    Closing them, like closing /dev/kfd, issues no ioctl.
 //
-// All functions take the context lock; they must not be called with it held.
+// The functions take the context lock, except CheckOpen, KfdFd and
+// OpenEpoch, which read without it inside the open gate (state.h); none
+// may be called with it held.
 #ifndef HKE_LIB_DEVICE_KFD_DEVICE_H_
 #define HKE_LIB_DEVICE_KFD_DEVICE_H_
 

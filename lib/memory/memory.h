@@ -238,11 +238,12 @@ struct MemoryState {
   // Lifecycle.
   bool initialized;       // InitVm done for `epoch`
   uint32_t epoch;
-  // `epoch` + 1 while `initialized`, else 0: written under the memory lock
+  // `epoch` + 1 (64-bit: it never wraps to 0) while `initialized`, else 0:
+  // written under the memory lock
   // (release), read without it by EnsureVm's fast path (acquire), which
   // runs inside a shared hold of the open gate, so no close or reopen can
   // change the answer while the caller uses it.
-  std::atomic<uint32_t> ready_epoch;
+  std::atomic<uint64_t> ready_epoch;
   bool dgpu;              // upstream's is_dgpu
   bool svm_api;           // register/map through the SVM ioctl
   bool reserved_mode;     // SVM VA from the arenas instead of mmap

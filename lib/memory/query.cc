@@ -60,7 +60,9 @@ Status EnsureVm(Context& ctx) {
   // The fast path of every call after the bring-up: no lock (MemoryState::
   // ready_epoch).
   const uint32_t epoch = device::OpenEpoch(ctx);
-  if (ctx.memory().ready_epoch.load(std::memory_order_acquire) == epoch + 1) return Status::Ok();
+  if (ctx.memory().ready_epoch.load(std::memory_order_acquire) == uint64_t{epoch} + 1) {
+    return Status::Ok();
+  }
   if (ctx.discovery_only()) {
     return ctx.diag().Error(FailedPrecondition(), kArea,
                             "a discovery-only context has no GPU memory");

@@ -441,7 +441,7 @@ Status InitVmLocked(Context& ctx) {
   for (uint16_t i = 0; i < m.num_gpus; ++i) SetUpMmio(ctx, m, i);
   m.initialized = true;
   m.epoch = epoch;
-  m.ready_epoch.store(epoch + 1, std::memory_order_release);
+  m.ready_epoch.store(uint64_t{epoch} + 1, std::memory_order_release);
   return Status::Ok();
 }
 
