@@ -37,8 +37,9 @@ Status WaitIoctlOnce(Context& ctx, kfd::WaitEventsArgs* a) {
   ctx.open_gate().EnterShared();
   // A close (and maybe a reopen) ran while the wait was in the kernel: its
   // EBADF names the descriptor that close released, not a fork, so it must
-  // not mark the open that is current now as a forked child's.
-  if (rc == err::kEBADF && device::OpenEpoch(ctx) != epoch) {
+  // not mark the device (closed, or opened again since) as a forked
+  // child's. (Inside the shared hold again, open_count is fixed.)
+  if (rc == err::kEBADF && (device::OpenEpoch(ctx) != epoch || !device::Referenced(ctx))) {
     return ctx.diag().Error(Status::Errno(rc), kArea,
                             "the device was closed while WAIT_EVENTS was in the kernel");
   }
@@ -72,7 +73,10 @@ Status IssueWait(Context& ctx, uint64_t data, uint32_t count, bool all, uint32_t
       return Status::Ok();
     }
     if (!s.is_errno(err::kEINTR) && !s.is_errno(err::kEAGAIN)) {
-      if (s.domain() != HKE_DOMAIN_ERRNO || s.is_errno(err::kEIO)) return s;
+      // EBADF here is a close during the wait, reported by WaitIoctlOnce.
+      if (s.domain() != HKE_DOMAIN_ERRNO || s.is_errno(err::kEIO) || s.is_errno(err::kEBADF)) {
+        return s;
+      }
       return ctx.diag().Failed(s, kArea, "WAIT_EVENTS");
     }
     uint64_t now = 0;

@@ -355,3 +355,21 @@ TEST_CASE("an EBADF from a wait whose descriptor a close released during the wai
   CHECK(hsaKmtAllocMemory(0, 4096, f, &p) == HSAKMT_STATUS_SUCCESS);
   CHECK(hsaKmtFreeMemory(p, 4096) == HSAKMT_STATUS_SUCCESS);
 }
+
+TEST_CASE("an EBADF from a wait whose descriptor a close released during the wait is reported as that close, not as a fork") {
+  SimBoard b(nullptr, "datacenter-4gpu");
+  b.Open();
+  HsaEvent* e = Create(false);
+  b.BeforeIoctl(k::kIocWaitEvents, [&] {
+    b.BeforeIoctl(0, nullptr);
+    CHECK(hsaKmtCloseKFD() == HSAKMT_STATUS_SUCCESS);
+    kfdsim_add_fault(b.sim(), evtest::kWaitKey, EBADF, 1, 1);
+  });
+  CHECK(hsaKmtWaitOnEvent(e, 0) != HSAKMT_STATUS_SUCCESS);
+  b.BeforeIoctl(0, nullptr);
+  const std::string diags = b.AllDiags();
+  INFO(diags);
+  CHECK(diags.find("the device was closed while WAIT_EVENTS was in the kernel") != std::string::npos);
+  CHECK(diags.find("forked child") == std::string::npos);
+  CHECK(diags.find("WAIT_EVENTS failed") == std::string::npos);  // reported once
+}
