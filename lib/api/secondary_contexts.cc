@@ -125,9 +125,11 @@ HSAKMT_STATUS HSAKMTAPI hsaKmtCloseSecondaryKFDCtx(HsaKFDContext* ctx) {
     hke::Context& c = held->impl;
     // Every reference (hke_context_open may have added some): the last one
     // tears the context down. A kernel refusal keeps it open, to retry.
+    // (Referenced, not CheckOpen: no open gate is held here, and each
+    // CloseReference takes it exclusively.)
     hke::Status s = hke::Status::Ok();
-    while (s.ok() && hke::device::CheckOpen(c).ok()) s = hke::api::CloseReference(c);
-    if (!s.ok() && hke::device::CheckOpen(c).ok()) {
+    while (s.ok() && hke::device::Referenced(c)) s = hke::api::CloseReference(c);
+    if (!s.ok() && hke::device::Referenced(c)) {
       slot.state.store(kOpen, std::memory_order_release);
       return hke::api::ToHsakmt(s);
     }

@@ -151,6 +151,9 @@ TEST_CASE("CloseSecondaryKFDCtx takes only an open secondary slot: NULL, the pri
   HsaKFDContext* c = nullptr;
   REQUIRE(sec.TryOpen(&c) == HSAKMT_STATUS_SUCCESS);
   REQUIRE(sec.Close(c) == HSAKMT_STATUS_SUCCESS);
+  // The close releases its references through the exclusive gate, not
+  // with device calls made outside every gate (which would be refused).
+  for (const std::string& d : b.Diags()) CHECK(d.find("outside the open gate") == std::string::npos);
   CHECK(sec.Close(c) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(hsaKmtOpenSecondaryKFDCtx(nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
   CHECK(hsaKmtOpenKFDCtx(nullptr) == HSAKMT_STATUS_INVALID_PARAMETER);
