@@ -158,6 +158,7 @@ class OpenDevice {
       if (s != kStatusSuccess) return Outcome{s, "hsaKmtGetNodeProperties"};
       if (node.NumFComputeCores > 0) {
         gpu_node_ = n;
+        gfx_ = node.EngineId.ui32.Major * 100 + node.EngineId.ui32.Minor;
         has_gpu_ = true;
         break;
       }
@@ -167,12 +168,15 @@ class OpenDevice {
   }
 
   uint32_t gpu_node() const { return gpu_node_; }
+  // The GPU node's GFX major * 100 + minor (EngineId), e.g. 904 for gfx94x.
+  uint32_t gfx() const { return gfx_; }
 
  private:
   bool opened_ = false;
   bool acquired_ = false;
   bool has_gpu_ = false;
   uint32_t gpu_node_ = 0;
+  uint32_t gfx_ = 0;
 };
 
 // System memory as a runtime allocates it for the host (paged, host
@@ -582,13 +586,16 @@ class QueueCreateDestroy final : public CaseRun {
     o = ring_.Allocate(kind_ == kQueueAql ? kAqlRingBytes : kSdmaRingBytes, device_.gpu_node());
     if (o.status != kStatusSuccess || kind_ != kQueueAql) return o;
     o = pointers_.Allocate(4096, device_.gpu_node());
-    if (o.status != kStatusSuccess || Api::kAqlRefusal == nullptr) return o;
-    // A library whose AQL queues a kernel with the queue-buffer checks may
-    // refuse on some GPUs (Api::kAqlRefusal says which and why): one trial
-    // create tells, and the case is skipped with that reason instead of
-    // failing every iteration. Any other library's failure stays an error.
+    if (o.status != kStatusSuccess || Api::kAqlRefusal == nullptr ||
+        device_.gfx() < Api::kAqlRefusalFromGfx) {
+      return o;
+    }
+    // A library whose AQL queues the kernel's queue-buffer checks refuse on
+    // GPUs from Api::kAqlRefusalFromGfx on (Api::kAqlRefusal says why): one
+    // trial create tells, and the case is skipped with that reason instead
+    // of failing every iteration. Any other failure stays an error.
     o = Iterate(nullptr);
-    if (o.status == kStatusSuccess) return o;
+    if (o.status == kStatusSuccess || std::strcmp(o.call, "hsaKmtCreateQueue") != 0) return o;
     std::snprintf(text_, sizeof(text_), "%s returned %d here: %s", o.call, o.status,
                   Api::kAqlRefusal);
     return Outcome{kHarnessSkipped, text_};

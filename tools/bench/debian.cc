@@ -102,10 +102,12 @@ struct DebianApi {
   static constexpr QueueType kAqlQueue = debian::HSA_QUEUE_COMPUTE_AQL;
   // Why the simulated kernel may refuse Debian's AQL creates (cases.h
   // QueueCreateDestroy skips the case then).
+  // From gfx 9.4 (gfx94x, gfx950) on: 5.2.3 predates their VGPR size.
+  static constexpr uint32_t kAqlRefusalFromGfx = 904;
   static constexpr const char* kAqlRefusal =
-      "Debian 5.2.3 predates this GPU's VGPR size and makes its CWSR area smaller than the "
-      "node's cwsr_size, which the simulated kernel's queue-buffer check (Linux 6.12+, KFD "
-      "1.17+) refuses with EINVAL, as a real kernel would";
+      "presumably Debian 5.2.3's CWSR area: it predates gfx94x's VGPR size, so the area is "
+      "smaller than the node's cwsr_size, which the simulated kernel's queue-buffer check "
+      "(Linux 6.12+, KFD 1.17+) refuses with EINVAL, as a real kernel would";
   static constexpr QueuePriority kPriorityNormal = debian::HSA_QUEUE_PRIORITY_NORMAL;
   static constexpr EventType kSignalEvent = debian::HSA_EVENTTYPE_SIGNAL;
   static int CreateQueue(uint32_t node, QueueType type, uint32_t percentage, QueuePriority priority,

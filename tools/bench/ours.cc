@@ -77,6 +77,7 @@ struct OursApi {
   // Ours sizes every queue buffer as the kernel checks it: a refusal is an
   // error (cases.h QueueCreateDestroy).
   static constexpr const char* kAqlRefusal = nullptr;
+  static constexpr uint32_t kAqlRefusalFromGfx = 0;
   static constexpr QueuePriority kPriorityNormal = HSA_QUEUE_PRIORITY_NORMAL;
   static constexpr EventType kSignalEvent = HSA_EVENTTYPE_SIGNAL;
   static int CreateQueue(uint32_t node, QueueType type, uint32_t percentage, QueuePriority priority,

@@ -88,6 +88,9 @@ class Profile:
                             self.sim += cost
                         self.calls[cfn] += pending
                         pending = None
+                        # cob= holds for one call only: a call without it
+                        # is into the caller's own object.
+                        cob = None
                     else:
                         self.total += cost
                         self.self_cost[(ob, fn)] += cost

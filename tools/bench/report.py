@@ -65,6 +65,87 @@ def callgrind(args):
         f.write(json.dumps(rec) + "\n")
 
 
+# ---- the simulator's system calls per ioctl -------------------------------------
+
+def strace_counts(path):
+    """syscall -> calls from an `strace -c` summary."""
+    counts = {}
+    with open(path) as f:
+        for line in f:
+            parts = line.split()
+            # % time, seconds, usecs/call, calls, [errors,] syscall
+            if len(parts) >= 5 and parts[3].isdigit() and parts[-1] != "total":
+                counts[parts[-1]] = counts.get(parts[-1], 0) + int(parts[3])
+    return counts
+
+
+def syscalls(args):
+    """System calls per simulated ioctl from two strace -c runs of
+    hke-sim-rate that differ only in their iteration count: the setup,
+    the start-up and the exit cancel out."""
+    small, large = strace_counts(args.small), strace_counts(args.large)
+    ioctls = args.ioctls_large - args.ioctls_small
+    if ioctls <= 0:
+        sys.exit("report.py: the larger run issued no more ioctls than the smaller one")
+    by_name = {}
+    for name in set(small) | set(large):
+        d = large.get(name, 0) - small.get(name, 0)
+        if d > 0:
+            by_name[name] = d / ioctls
+    rec = {"kind": "syscalls", "front_end": args.front_end, "mix": args.mix,
+           "ioctls": ioctls, "per_ioctl": sum(by_name.values()), "by_name": by_name}
+    with open(args.out, "a") as f:
+        f.write(json.dumps(rec) + "\n")
+
+
+MIX_TEXT = {
+    "memory": "ALLOC + MAP + UNMAP + FREE of 4 KiB, GTT then VRAM (8 ioctls)",
+    "cheap": "GET_VERSION + SET_EVENT (2 ioctls)",
+}
+
+
+def simulator_tables(rows):
+    """The simulator's ioctls per second and system calls per ioctl, per
+    front end and mix (records of hke-sim-rate and of `report.py syscalls`)."""
+    rates = OrderedDict()
+    calls = {}
+    for r in rows:
+        key = (r.get("front_end"), r.get("mix"))
+        if r.get("kind") == "syscalls":
+            calls[key] = r
+        elif "ioctls_per_s" in r:
+            rates[key] = r
+    keys = list(rates) + [k for k in calls if k not in rates]
+    if not keys:
+        return []
+    board = next((r.get("board") for r in rates.values() if r.get("board")), "?")
+    lines = ["## The simulator: ioctls per second and system calls per ioctl", "",
+             "`hke-sim-rate` (tools/bench/sim_rate.cc) issues a fixed ioctl mix straight to the "
+             "simulator, no thunk in between, through each front end: `preload` "
+             "(libkfdsim-preload.so serving the program's own `ioctl`) and `inprocess` "
+             "(`hke_sim_platform()`'s table). Board %s. System calls per ioctl: `strace -f -c` "
+             "of two runs that differ only in their iteration count, the difference divided "
+             "by the extra ioctls." % board, "",
+             "| front end | mix | ioctls/s | µs per ioctl | system calls per ioctl | which |",
+             "|---|---|---:|---:|---:|---|"]
+    for key in keys:
+        r, c = rates.get(key), calls.get(key)
+        per_s = r["ioctls_per_s"] if r else None
+        which = "—"
+        if c:
+            # Calls rarer than one in 200 ioctls are the run's own noise
+            # (a getrandom, a page fault's brk), not the ioctl path.
+            which = ", ".join("%s %.2f" % (n, v) for n, v in
+                              sorted(c["by_name"].items(), key=lambda kv: -kv[1]) if v >= 0.005)
+        lines.append("| %s | %s | %s | %s | %s | %s |" % (
+            key[0], MIX_TEXT.get(key[1], key[1]),
+            "%.0fk" % (per_s / 1e3) if per_s else "—",
+            "%.2f" % (1e6 / per_s) if per_s else "—",
+            "%.2f" % c["per_ioctl"] if c else "—", which or "none"))
+    lines.append("")
+    return lines
+
+
 # ---- rendering -------------------------------------------------------------------
 
 def fmt_time(ns):

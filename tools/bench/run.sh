@@ -240,6 +240,8 @@ if [ -n "$(git -C "$repo" status --porcelain 2>/dev/null | head -1)" ]; then rev
 cmd="tools/bench/run.sh"
 [ "$instructions" = 1 ] && cmd="$cmd --instructions"
 [ "$budget" != 2 ] && cmd="$cmd --budget $budget"
+# A failed render leaves no results.md for the appends below to extend.
+rm -f "$out/results.md" "$out/results.png" "$out/scaling.png"
 "$python" "$here/report.py" render --records "$records" \
   $([ "$instructions" = 1 ] && echo --instructions "$instr") \
   --simulator "$simulator" \
@@ -250,15 +252,17 @@ cmd="tools/bench/run.sh"
   --meta "source=$rev; build $build ($build_type, $(sed -n 's/^HKE_CONFIGURATION:[A-Z]*=//p' "$build/CMakeCache.txt") configuration)" \
   --meta "Debian=$(dpkg-query -W -f='libhsakmt1 ${Version}' libhsakmt1 2>/dev/null || echo 'libhsakmt1 (version unknown)')" \
   || status=1
+if [ ! -s "$out/results.md" ]; then
+  echo "run.sh: report.py render failed: no results.md" >&2
+  exit 1
+fi
 # worst-case's per-call table (appended to results.md) and scaling curves.
 "$python" "$here/scaling.py" render --records "$records" --png "$out/scaling.png" \
   --md-append "$out/results.md" \
   $([ "$instructions" = 1 ] && echo --instructions "$out/worst-instructions.jsonl") >/dev/null \
   || status=1
-echo "run.sh: wrote $out/results.md, $out/results.png and $out/scaling.png" >&2
-
 if [ -s "$files" ]; then
   "$python" "$here/topology_files.py" render "$files" | tee -a "$out/results.md" || status=1
 fi
-echo "run.sh: wrote $out/results.md and $out/results.png" >&2
+echo "run.sh: wrote $out/results.md, $out/results.png and $out/scaling.png" >&2
 exit $status

@@ -70,6 +70,13 @@ def parse_parts(path):
                     obs[ident] = name
                 ob = obs.get(ident, name) if ident is not None else name
                 continue
+            if line.startswith("cob="):
+                # Names are numbered file-wide: an object first named in a
+                # cob= line is later referred to by its number alone.
+                m = re.match(r"cob=\((\d+)\)\s*(.+)$", line.rstrip("\n"))
+                if m:
+                    obs[m.group(1)] = m.group(2)
+                continue
             if line.startswith("calls="):
                 skip_next = True  # the next cost line is the call's inclusive cost
                 continue
