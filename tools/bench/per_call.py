@@ -17,6 +17,9 @@ counted), then splits the count:
              it calls itself
 
 and divides by the entry point's number of calls (callgrind's call counts).
+hke-bench runs with HKE_BENCH_NO_ATTRIBUTION=1: its attributed iteration
+(a stack unwind per heap allocation, to say whose it is) would otherwise be
+charged to a library that allocates.
 --top N lists, per entry point of ours, the N functions of the library's
 object with the largest self cost per call. Writes a Markdown table to
 stdout (and --out). Needs valgrind; takes a few minutes.
@@ -121,6 +124,7 @@ def run(build, board, library, case, fn, workdir):
     env.pop("KFDSIM_TOPOLOGY", None)
     env["KFDSIM_BOARD"] = board
     env["LD_PRELOAD"] = os.path.join(build, "platform/sim/preload/libkfdsim-preload.so")
+    env["HKE_BENCH_NO_ATTRIBUTION"] = "1"
     cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
            "--toggle-collect=" + fn, os.path.join(build, "tools/bench/hke-bench"),
            "--only", library, "--case", case, "--iterations", "200",
