@@ -218,17 +218,15 @@ Status KfdFd(Context& ctx, int* out_fd) {
   // is fixed and `forked` is atomic, as in CheckOpen: no lock. A caller
   // outside every hold (none in the library today) takes the lock.
   const DeviceState& d = ctx.device();
-  if (ctx.open_gate().Held()) {
+  const auto read = [&]() -> Status {
     if (d.open_count == 0 || d.kfd_fd < 0) return FailedPrecondition();
     if (d.forked) return ForkedChild();
     *out_fd = d.kfd_fd;
     return Status::Ok();
-  }
+  };
+  if (ctx.open_gate().Held()) return read();
   LockGuard g(ctx.lock());
-  if (d.open_count == 0 || d.kfd_fd < 0) return FailedPrecondition();
-  if (d.forked) return ForkedChild();
-  *out_fd = d.kfd_fd;
-  return Status::Ok();
+  return read();
 }
 
 Status KfdReply(Context& ctx, Status s, const char* area) {
