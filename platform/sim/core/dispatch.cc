@@ -28,7 +28,13 @@
 //   <seq> close fd=<n> -> ok
 //
 // Threading: hook_mu_ guards the sink, the faults and the call counters;
-// the sink is called without it.
+// the sink is called without it. A call first reads the atomic "armed"
+// flags the setters keep (simulator.h), so with no sink, fault or tamper
+// set it takes no lock for them.
+//
+// Cost: the nr selects its entries through a per-nr chain built once, the
+// argument buffer is on the stack, and the trace name is the table's
+// string, so an untraced call allocates nothing.
 #include <errno.h>
 #include <sys/mman.h>
 
@@ -47,6 +53,10 @@ namespace k = hke::kfd;
 namespace {
 
 constexpr size_t kTraceHexMax = 512;
+// Argument bytes a KFD call gets on the stack: every KFD definition fits
+// (the largest, GET_PROCESS_APERTURES, is 400); a caller's larger size
+// field takes the heap.
+constexpr size_t kSmallArgBytes = 512;
 
 // One served request: nr, name, definition and first KFD minor from the
 // list (lib/kfd/ioctl_list.h), plus the handler (nullptr: not served).
@@ -92,7 +102,7 @@ std::string MapText(int flags) {
 
 }  // namespace
 
-int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, const char** trace_name,
                         bool* unknown) {
   using S = Simulator;
   // Which handler serves each request of the list (lib/kfd/ioctl_list.h);
@@ -149,39 +159,76 @@ int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
     }
   };
 #define KFDSIM_ENTRY(nr, Name, NAME, dir, Args, kind, major, minor) \
-  {nr, #NAME, k::kIoc##Name, minor, handler_of(k::kIoc##Name)},
+  {nr, "AMDKFD_IOC_" #NAME, k::kIoc##Name, minor, handler_of(k::kIoc##Name)},
   static const KfdEntry kTable[] = {
       HKE_KFD_IOCTL_LIST(KFDSIM_ENTRY)
       // DKMS DBG_TRAP of the ROCm 5.x header (not in the list: the library
       // never sends it; Debian's 5.2.3 thunk does): same layout as 0x26 there.
-      {0x82, "DBG_TRAP_DKMS", k::IocEncode(k::kIocReadWrite, k::kKfdIocType, 0x82, 32), 0,
+      {0x82, "AMDKFD_IOC_DBG_TRAP_DKMS", k::IocEncode(k::kIocReadWrite, k::kKfdIocType, 0x82, 32), 0,
        &S::IocDkmsDebug},
   };
 #undef KFDSIM_ENTRY
+  constexpr size_t kEntries = sizeof(kTable) / sizeof(kTable[0]);
+  static_assert(kEntries < 0x7fff, "the chains below index the table with int16_t");
+  // The table's entries of each nr, chained in table order (-1 ends a
+  // chain), so a call looks only at its own nr's entries.
+  struct NrChains {
+    int16_t head[256];
+    int16_t next[kEntries];
+  };
+  static const NrChains kChains = [] {
+    NrChains ch{};
+    int16_t tail[256];
+    for (int i = 0; i < 256; ++i) ch.head[i] = tail[i] = -1;
+    for (size_t i = 0; i < kEntries; ++i) {
+      const auto idx = static_cast<int16_t>(i);
+      ch.next[i] = -1;
+      const uint8_t n = kTable[i].nr;
+      if (tail[n] < 0) {
+        ch.head[n] = idx;
+      } else {
+        ch.next[static_cast<size_t>(tail[n])] = idx;
+      }
+      tail[n] = idx;
+    }
+    return ch;
+  }();
   const uint32_t req = static_cast<uint32_t>(request);
   const uint8_t nr = k::IocNr(req);
   const KfdEntry* e = nullptr;
   if (k::IocType(req) == k::kKfdIocType) {
-    for (const KfdEntry& x : kTable) {
-      if (x.nr == nr && x.handler != nullptr && board_.desc.kfd_minor >= x.since) e = &x;
+    // The last served entry of the nr for the board's KFD minor.
+    for (int16_t i = kChains.head[nr]; i >= 0; i = kChains.next[static_cast<size_t>(i)]) {
+      const KfdEntry& x = kTable[static_cast<size_t>(i)];
+      if (x.handler != nullptr && board_.desc.kfd_minor >= x.since) e = &x;
     }
   }
   if (e == nullptr) {
     *unknown = true;
     return ENOTTY;
   }
-  *trace_name = std::string("AMDKFD_IOC_") + e->name;
+  *trace_name = e->name;
   const uint8_t kdir = k::IocDir(e->cmd);
   const uint32_t usize = k::IocSize(req);
-  std::vector<uint8_t> kdata(std::max(usize, k::IocSize(e->cmd)), 0);
+  // The argument buffer: on the stack when it fits (every KFD definition
+  // does; a caller's larger size field takes the heap).
+  const size_t bytes = std::max(usize, k::IocSize(e->cmd));
+  alignas(16) uint8_t small[kSmallArgBytes];
+  std::vector<uint8_t> large;
+  uint8_t* kdata = small;
+  if (bytes > sizeof(small)) {
+    large.resize(bytes);
+    kdata = large.data();
+  }
+  std::memset(kdata, 0, bytes);
   if ((kdir & k::kIocWrite) && usize != 0 &&
-      UserRead(kdata.data(), reinterpret_cast<uintptr_t>(arg), usize) != 0) {
+      UserRead(kdata, reinterpret_cast<uintptr_t>(arg), usize) != 0) {
     return EFAULT;
   }
   c.user_size = usize;
-  int result = (this->*(e->handler))(c, kdata.data());
+  int result = (this->*(e->handler))(c, kdata);
   if ((kdir & k::kIocRead) && usize != 0 &&
-      UserWrite(reinterpret_cast<uintptr_t>(arg), kdata.data(), usize) != 0) {
+      UserWrite(reinterpret_cast<uintptr_t>(arg), kdata, usize) != 0) {
     result = EFAULT;
   }
   return result;
@@ -189,6 +236,7 @@ int Simulator::KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::stri
 
 bool Simulator::TakeFault(uint32_t key, int* error) {
   if (root_ != nullptr) return root_->TakeFault(key, error);
+  if (!faults_armed_.load(std::memory_order_acquire)) return false;
   std::lock_guard<std::mutex> hl(hook_mu_);
   if (faults_.empty()) return false;
   const uint32_t count = ++call_counts_[key];
@@ -196,7 +244,10 @@ bool Simulator::TakeFault(uint32_t key, int* error) {
     Fault& f = faults_[i];
     if (f.key != key || count < std::max(f.nth, 1u)) continue;
     *error = f.error;
-    if (f.remaining != 0 && --f.remaining == 0) faults_.erase(faults_.begin() + static_cast<std::ptrdiff_t>(i));
+    if (f.remaining != 0 && --f.remaining == 0) {
+      faults_.erase(faults_.begin() + static_cast<std::ptrdiff_t>(i));
+      faults_armed_.store(!faults_.empty(), std::memory_order_release);
+    }
     return true;
   }
   return false;
@@ -210,12 +261,14 @@ void Simulator::AddFault(uint32_t request_key, int error, uint32_t nth, uint32_t
   f.nth = nth;
   f.remaining = count;
   faults_.push_back(f);
+  faults_armed_.store(true, std::memory_order_release);
   call_counts_.erase(f.key);
 }
 
 void Simulator::ClearFaults() {
   std::lock_guard<std::mutex> hl(hook_mu_);
   faults_.clear();
+  faults_armed_.store(false, std::memory_order_release);
   call_counts_.clear();
 }
 
@@ -223,12 +276,12 @@ void Simulator::SetTraceSink(TraceSink sink, void* user) {
   std::lock_guard<std::mutex> hl(hook_mu_);
   trace_sink_ = sink;
   trace_user_ = user;
+  trace_armed_.store(sink != nullptr, std::memory_order_release);
 }
 
 bool Simulator::tracing() {
   if (root_ != nullptr) return root_->tracing();
-  std::lock_guard<std::mutex> hl(hook_mu_);
-  return trace_sink_ != nullptr;
+  return trace_armed_.load(std::memory_order_acquire);
 }
 
 void Simulator::Trace(const std::string& body) {
@@ -275,7 +328,7 @@ int Simulator::IoctlIfOwned(int fd, unsigned long request, void* arg, bool* owne
     bytes.resize(usize);
     if (UserRead(bytes.data(), reinterpret_cast<uintptr_t>(arg), usize) != 0) bytes.clear();
   }
-  std::string name = "?";
+  const char* name = "?";
   bool unknown = false;
   int injected = 0;
   int result = 0;
@@ -295,7 +348,7 @@ int Simulator::IoctlIfOwned(int fd, unsigned long request, void* arg, bool* owne
   bool tampered = false;
   if (injected == 0 && !unknown) result = TamperReply(req, arg, result, &tampered);
   if (trace) {
-    line += " name=" + name + " size=" + std::to_string(usize) + " in=";
+    line += std::string(" name=") + name + " size=" + std::to_string(usize) + " in=";
     AppendHex(&line, bytes.data(), bytes.size(), kTraceHexMax);
     line += " -> " + (result == 0 ? std::string("ok") : ErrnoName(result));
     if (injected == 0 && !unknown && usize != 0 && (k::IocDir(req) & k::kIocRead)) {

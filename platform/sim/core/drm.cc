@@ -238,7 +238,7 @@ void Simulator::DrmSysfs(SysfsEntryFn fn, void* user) const {
   }
 }
 
-int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+int Simulator::DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, const char** trace_name,
                         bool* unknown) {
   const uint32_t req = static_cast<uint32_t>(request);
   const uint8_t nr = k::IocNr(req);

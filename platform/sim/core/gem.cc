@@ -103,7 +103,7 @@ bool KeyOf(int fd, FileKey* key) {
 
 }  // namespace
 
-int Simulator::DrmGemIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+int Simulator::DrmGemIoctl(IoctlCtx& c, unsigned long request, void* arg, const char** trace_name,
                            bool* unknown) {
   using S = Simulator;
   static const GemEntry kTable[] = {

@@ -462,7 +462,7 @@ class Simulator {
     std::map<uint32_t, GemRef> handles;
   };
   GemRef NewGemLocked(int gpu, const std::shared_ptr<Storage>& storage);
-  int DrmGemIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+  int DrmGemIoctl(IoctlCtx& c, unsigned long request, void* arg, const char** trace_name,
                   bool* unknown);
   int IocGemClose(IoctlCtx& c, void* d);
   int IocPrimeHandleToFd(IoctlCtx& c, void* d);
@@ -692,7 +692,7 @@ class Simulator {
   int IocPcSample(IoctlCtx& c, void* d);
 
   // ---------------- drm.cc ----------------
-  int DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+  int DrmIoctl(IoctlCtx& c, unsigned long request, void* arg, const char** trace_name,
                bool* unknown);
 
   // ---------------- dispatch.cc ----------------
@@ -703,7 +703,7 @@ class Simulator {
     uint32_t remaining = 0;  // 0 = unlimited
     uint32_t seen = 0;
   };
-  int KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, std::string* trace_name,
+  int KfdIoctl(IoctlCtx& c, unsigned long request, void* arg, const char** trace_name,
                bool* unknown);
   bool TakeFault(uint32_t key, int* error);
   // ---------------- tamper.cc ----------------
@@ -821,6 +821,13 @@ class Simulator {
   uint32_t signal_event_count_ = 0;
 
   std::mutex hook_mu_;
+  // Whether a trace sink, a fault and a reply tamper are set: written with
+  // hook_mu_ held, read without it first, so a call with no hook armed
+  // takes no lock for them. An ioctl racing the call that arms a hook may
+  // or may not see it, as it could with the lock.
+  std::atomic<bool> trace_armed_{false};
+  std::atomic<bool> faults_armed_{false};
+  std::atomic<bool> tamper_armed_{false};
   TraceSink trace_sink_ = nullptr;
   void* trace_user_ = nullptr;
   std::vector<Fault> faults_;

@@ -273,7 +273,8 @@ namespace {
 // Set on the simulator's own threads (the engine thread): the mappings
 // their allocations make or drop are never SVM memory, and such a thread
 // may hold proc_mu_ when malloc reaches an interposed mmap/munmap.
-thread_local bool t_internal_thread = false;
+// Initial-exec TLS, as util.cc's t_stack.
+__attribute__((tls_model("initial-exec"))) thread_local bool t_internal_thread = false;
 }  // namespace
 
 void MarkInternalThread() { t_internal_thread = true; }

@@ -42,10 +42,12 @@ void Simulator::SetReplyTamper(ReplyTamper fn, void* user) {
   std::lock_guard<std::mutex> hl(hook_mu_);
   tamper_ = fn;
   tamper_user_ = fn != nullptr ? user : nullptr;
+  tamper_armed_.store(fn != nullptr, std::memory_order_release);
 }
 
 int Simulator::TamperReply(uint32_t request, void* arg, int result, bool* tampered) {
   if (root_ != nullptr) return root_->TamperReply(request, arg, result, tampered);
+  if (!tamper_armed_.load(std::memory_order_acquire)) return result;
   ReplyTamper fn = nullptr;
   void* user = nullptr;
   {

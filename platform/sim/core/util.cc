@@ -31,7 +31,9 @@ struct StackBounds {
   bool read = false;
   uintptr_t lo = 0, hi = 0;
 };
-thread_local StackBounds t_stack;
+// Initial-exec TLS (read on every argument copy): the core is linked into
+// programs and into the preload, which is loaded with the program.
+__attribute__((tls_model("initial-exec"))) thread_local StackBounds t_stack;
 
 // True when [addr, addr + n) lies in the calling thread's stack between the
 // current frame and the stack's top: those pages are mapped and writable
