@@ -41,6 +41,9 @@ extern "C" {
 
 // Operations, in the order of hke_platform_ops (those with fault rules;
 // marketing_name, the libdrm handles and the perf counters pass through).
+// read_file_at is a read_file: it counts as HKE_FAULTS_OP_READ_FILE, so a
+// "read_file" rule fails the same whole-file read whichever of the two
+// operations the library used for it.
 enum hke_faults_op {
   HKE_FAULTS_OP_OPEN = 0,
   HKE_FAULTS_OP_CLOSE = 1,

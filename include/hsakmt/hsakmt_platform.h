@@ -215,6 +215,19 @@ typedef struct hke_platform_ops {
   void (*mutex_lock)(void* self, void* mutex);
   void (*mutex_unlock)(void* self, void* mutex);
   void (*mutex_destroy)(void* self, void* mutex);
+
+  /* read_file relative to a directory: reads the file `name` (a relative
+   * path, which may hold '/', e.g. "caches/3/properties") below the
+   * directory open on `dirfd` (a descriptor `open` returned for a path
+   * with HKE_OPEN_DIRECTORY; the library closes it with `close`), as Linux
+   * openat(dirfd, name, O_RDONLY | O_CLOEXEC). Same contract as read_file
+   * (whole file, EFBIG above `capacity`, *out_length written only on
+   * success, a short read may end the file). Lets the topology reader
+   * open a node's directory once and its files by short names (the
+   * kernel walks only the short name). May be NULL: the library then
+   * reads every file by its absolute path with read_file. */
+  int (*read_file_at)(void* self, int dirfd, const char* name, char* buf, size_t capacity,
+                      size_t* out_length);
 } hke_platform_ops;
 
 /* A platform instance: an operations table plus its state. Neither pointer

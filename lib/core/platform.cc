@@ -85,6 +85,19 @@ Status Platform::ReadFile(const char* path, char* buf, size_t capacity, size_t* 
   return Status::Ok();
 }
 
+bool Platform::HasReadFileAt() const { return HKE_HAS_OP(p_, read_file_at); }
+
+Status Platform::ReadFileAt(int dirfd, const char* name, char* buf, size_t capacity,
+                            size_t* out_length) const {
+  if (!HasReadFileAt()) return Unsupported();
+  size_t n = 0;
+  HKE_RETURN_IF_ERROR(
+      FromRc(p_.ops->read_file_at(p_.self, dirfd, name, buf, capacity, &n)));
+  if (n > capacity) return Protocol();  // a platform that overran the buffer
+  *out_length = n;
+  return Status::Ok();
+}
+
 Status Platform::ListDir(const char* path, hke_dirent_fn fn, void* user) const {
   if (!HKE_HAS_OP(p_, list_dir)) return Unsupported();
   return FromRc(p_.ops->list_dir(p_.self, path, fn, user));

@@ -38,6 +38,12 @@ class Platform {
   Status Munmap(void* addr, size_t length) const;
   Status Madvise(void* addr, size_t length, uint32_t advice) const;
   Status ReadFile(const char* path, char* buf, size_t capacity, size_t* out_length) const;
+  // read_file_at: `name` relative to a directory descriptor from
+  // Open(..., HKE_OPEN_DIRECTORY). UNSUPPORTED without the operation
+  // (HasReadFileAt false: the caller reads by absolute path instead).
+  bool HasReadFileAt() const;
+  Status ReadFileAt(int dirfd, const char* name, char* buf, size_t capacity,
+                    size_t* out_length) const;
   Status ListDir(const char* path, hke_dirent_fn fn, void* user) const;
   Status ClockNs(uint32_t clock, uint64_t* out_ns) const;
   Status CpuCount(uint32_t* out_count) const;

@@ -202,8 +202,11 @@ Status CpuReader::ReadCpuInfo() {
   return Status::Ok();
 }
 
-bool CpuReader::ReadOptional(const char* path, size_t* out_length) {
-  const Status s = platform_.ReadFile(path, s_.buffer, s_.buffer_size, out_length);
+bool CpuReader::ReadOptional(const char* path, size_t* out_length, DirFiles* dir) {
+  const Status s =
+      dir != nullptr
+          ? dir->Read(path, std::strlen(path), s_.buffer, s_.buffer_size, out_length)
+          : platform_.ReadFile(path, s_.buffer, s_.buffer_size, out_length);
   if (s.ok()) return true;
   if (!s.is_errno(err::kENOENT)) {
     (void)diag_.Report(HKE_DIAG_WARNING, s, kArea, "a CPU cache file cannot be read; it reads as 0",
@@ -222,10 +225,10 @@ bool CpuReader::ListOptional(const char* path, hke_dirent_fn fn, void* user) {
   return false;
 }
 
-uint32_t CpuReader::ReadUnsigned(const char* path, bool* found) {
+uint32_t CpuReader::ReadUnsigned(const char* path, bool* found, DirFiles* dir) {
   size_t n = 0;
   *found = false;
-  if (!ReadOptional(path, &n)) return 0;
+  if (!ReadOptional(path, &n, dir)) return 0;
   bool ok = false;
   const uint32_t v = LeadingUnsigned(s_.buffer, n, &ok);
   *found = ok;
@@ -278,7 +281,7 @@ bool CpuReader::ParseCpuMap(size_t n, uint32_t* siblings, uint32_t* first) {
 }
 
 Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu,
-                               const uint32_t* siblings) {
+                               const uint32_t* siblings, DirFiles* dir) {
   NodeRecord& rec = s_.nodes[user];
   if (rec.num_caches >= s_.max_caches) {
     Message m;
@@ -299,13 +302,13 @@ Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu
   Path p;
   bool found = false;
   p.Append(index_dir).Append("/level");
-  c.v[kLevel] = ReadUnsigned(p.c_str(), &found);
+  c.v[kLevel] = ReadUnsigned(p.c_str(), &found, dir);
 
   p.Clear();
   p.Append(index_dir).Append("/type");
   size_t n = 0;
   uint32_t type = kCacheCpu;
-  if (ReadOptional(p.c_str(), &n)) {
+  if (ReadOptional(p.c_str(), &n, dir)) {
     size_t a = 0;
     while (a < n && (s_.buffer[a] == ' ' || s_.buffer[a] == '\t' || s_.buffer[a] == '\n')) ++a;
     size_t b = a;
@@ -320,7 +323,7 @@ Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu
 
   p.Clear();
   p.Append(index_dir).Append("/size");
-  if (ReadOptional(p.c_str(), &n)) {
+  if (ReadOptional(p.c_str(), &n, dir)) {
     bool ok = false;
     uint32_t size = LeadingUnsigned(s_.buffer, n, &ok);
     size_t i = 0;
@@ -337,13 +340,13 @@ Status CpuReader::AppendCache(uint32_t user, const char* index_dir, uint32_t cpu
 
   p.Clear();
   p.Append(index_dir).Append("/coherency_line_size");
-  c.v[kCacheLineSize] = ReadUnsigned(p.c_str(), &found);
+  c.v[kCacheLineSize] = ReadUnsigned(p.c_str(), &found, dir);
   p.Clear();
   p.Append(index_dir).Append("/ways_of_associativity");
-  c.v[kAssociation] = ReadUnsigned(p.c_str(), &found);
+  c.v[kAssociation] = ReadUnsigned(p.c_str(), &found, dir);
   p.Clear();
   p.Append(index_dir).Append("/physical_line_partition");
-  c.v[kCacheLinesPerTag] = ReadUnsigned(p.c_str(), &found);
+  c.v[kCacheLinesPerTag] = ReadUnsigned(p.c_str(), &found, dir);
 
   std::memcpy(c.siblings, siblings, sizeof(c.siblings));
   s_.caches[snap_.used_caches_++] = c;
@@ -393,6 +396,8 @@ Status CpuReader::ReadCpuCaches(uint32_t user) {
     if (cache_dir.truncated()) continue;
     uint32_t indexes = 0;
     if (!ListOptional(cache_dir.c_str(), &CountIndexEntries, &indexes)) continue;
+    // This CPU's index files are read relative to its cache directory.
+    DirFiles files(platform_, cache_dir.c_str(), cache_dir.size());
     for (uint32_t idx = 0; idx < indexes; ++idx) {
       Path index_dir;
       index_dir.Append(cache_dir.c_str()).Append("/index").AppendU64(idx);
@@ -406,15 +411,15 @@ Status CpuReader::ReadCpuCaches(uint32_t user) {
       uint32_t first = 0;
       bool found = false;
       size_t n = 0;
-      if (ReadOptional(p.c_str(), &n)) {
+      if (ReadOptional(p.c_str(), &n, &files)) {
         found = ParseCpuMap(n, siblings, &first);
       } else {
         p.Clear();
         p.Append(index_dir.c_str()).Append("/shared_cpu_list");
-        first = ReadUnsigned(p.c_str(), &found);
+        first = ReadUnsigned(p.c_str(), &found, &files);
       }
       if (!found || first != cpu) continue;  // listed under the first CPU sharing it
-      HKE_RETURN_IF_ERROR(AppendCache(user, index_dir.c_str(), cpu, siblings));
+      HKE_RETURN_IF_ERROR(AppendCache(user, index_dir.c_str(), cpu, siblings, &files));
     }
   }
   return Status::Ok();

@@ -10,6 +10,7 @@
 #include "lib/core/diag.h"
 #include "lib/core/platform.h"
 #include "lib/core/status.h"
+#include "lib/topology/dir_files.h"
 #include "lib/topology/snapshot.h"
 
 namespace hke::topology {
@@ -33,11 +34,13 @@ class CpuReader {
 
  private:
   void EndProcessor(uint32_t proc, const char* model);
-  uint32_t ReadUnsigned(const char* path, bool* found);
+  uint32_t ReadUnsigned(const char* path, bool* found, DirFiles* dir = nullptr);
   // Reads an optional CPU file into the buffer: false when it cannot be
   // read. A missing file (ENOENT) is silent, as upstream; any other error
   // is reported as a warning naming the file (the value then reads as 0).
-  bool ReadOptional(const char* path, size_t* out_length);
+  // With `dir`, a file below that directory is read relative to it
+  // (DirFiles); the statuses are the same.
+  bool ReadOptional(const char* path, size_t* out_length, DirFiles* dir = nullptr);
   // Lists an optional directory the same way.
   bool ListOptional(const char* path, hke_dirent_fn fn, void* user);
   // Parses the shared_cpu_map text in the buffer (n bytes): ORs the apicid
@@ -46,7 +49,10 @@ class CpuReader {
   bool ParseCpuMap(size_t n, uint32_t* siblings, uint32_t* first);
   // Reads the cache of `index_dir` (level, type, size, line size,
   // associativity, lines per tag) with the sibling map ParseCpuMap made.
-  Status AppendCache(uint32_t user, const char* index_dir, uint32_t cpu, const uint32_t* siblings);
+  // `dir` (a directory above index_dir, or null) reads the files relative
+  // to it, as ReadOptional's.
+  Status AppendCache(uint32_t user, const char* index_dir, uint32_t cpu, const uint32_t* siblings,
+                     DirFiles* dir);
 
   Snapshot& snap_;
   const Snapshot::Storage& s_;

@@ -7,6 +7,7 @@
 #include "lib/core/errno.h"
 #include "lib/core/text.h"
 #include "lib/topology/derived.h"
+#include "lib/topology/dir_files.h"
 #include "lib/topology/properties.h"
 
 namespace hke::topology {
@@ -70,6 +71,18 @@ class SnapshotReader {
       : snap_(snap), s_(snap.s_), platform_(platform), diag_(diag), options_(options) {}
 
   Status Once(bool* out_generation_changed) {
+    // The files below <root>/nodes are read relative to that directory,
+    // held open for this pass (DirFiles).
+    Path nodes;
+    Root(&nodes).Append("/nodes");
+    DirFiles files(platform_, nodes.c_str(), nodes.truncated() ? 0 : nodes.size());
+    files_ = &files;
+    const Status s = OnceReading(out_generation_changed);
+    files_ = nullptr;
+    return s;
+  }
+
+  Status OnceReading(bool* out_generation_changed) {
     uint32_t gen_start = 0, gen_end = 0;
     HKE_RETURN_IF_ERROR(ReadGeneration(&gen_start));
     HKE_RETURN_IF_ERROR(ReadSystemProperties());
@@ -129,11 +142,20 @@ class SnapshotReader {
     return diag_.Error(OutOfRange(), kArea, "topology path longer than kPathCapacity", p.c_str());
   }
 
+  // Reads `path` whole into the snapshot's buffer: during a pass through
+  // the nodes/ directory's descriptor (files_), else by the absolute path.
+  Status ReadRaw(const Path& path, size_t* out_length) {
+    if (files_ != nullptr) {
+      return files_->Read(path.c_str(), path.size(), s_.buffer, s_.buffer_size, out_length);
+    }
+    return platform_.ReadFile(path.c_str(), s_.buffer, s_.buffer_size, out_length);
+  }
+
   // Reads `path` whole into the snapshot's buffer.
   Status Read(const Path& path, Missing missing, size_t* out_length, bool* out_found = nullptr) {
     HKE_RETURN_IF_ERROR(CheckPath(path));
     size_t n = 0;
-    const Status s = platform_.ReadFile(path.c_str(), s_.buffer, s_.buffer_size, &n);
+    const Status s = ReadRaw(path, &n);
     if (out_found != nullptr) *out_found = s.ok();
     if (s.ok()) {
       *out_length = n;
@@ -256,7 +278,7 @@ class SnapshotReader {
     NodePath(&path, sysfs, "gpu_id");
     HKE_RETURN_IF_ERROR(CheckPath(path));
     size_t n = 0;
-    const Status gs = platform_.ReadFile(path.c_str(), s_.buffer, s_.buffer_size, &n);
+    const Status gs = ReadRaw(path, &n);
     if (gs.is_errno(err::kEPERM)) return Status::Ok();  // hidden from this process
     if (!gs.ok()) return Explain(gs, path, Missing::kProtocol);
     uint64_t gpu_id = 0;
@@ -424,6 +446,8 @@ class SnapshotReader {
   const Platform& platform_;
   const Diag& diag_;
   const TakeOptions& options_;
+  // The nodes/ directory during Once; null outside it.
+  DirFiles* files_ = nullptr;
 };
 
 void Snapshot::Reset() {

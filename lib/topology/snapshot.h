@@ -33,6 +33,10 @@
 //     (upstream's limit; the rest are dropped with a warning);
 //  6. read `generation_id` again; when it changed, start over, at most
 //     `max_attempts` times, then UNAVAILABLE.
+// Each file is read once per pass. With the platform's read_file_at, the
+// files below `nodes/` are read relative to one descriptor of that
+// directory, held for the pass (dir_files.h); the statuses are those of
+// reading them by path.
 // Upstream's derived data, each behind a TakeOptions switch (cpu.cc,
 // indirect_links.cc):
 //  - cpu_details: /proc/cpuinfo is streamed once per attempt (processor,

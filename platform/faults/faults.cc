@@ -303,6 +303,14 @@ int ReadFile(void* self, const char* path, char* buf, size_t capacity, size_t* o
   return s->inner_ops->read_file(s->inner_self, path, buf, capacity, out_length);
 }
 
+// Counted and failed as read_file (hsakmt_faults.h).
+int ReadFileAt(void* self, int dirfd, const char* name, char* buf, size_t capacity,
+               size_t* out_length) {
+  FaultsState* s = StateOf(self);
+  if (int e = Check(s, HKE_FAULTS_OP_READ_FILE, 0)) return e;
+  return s->inner_ops->read_file_at(s->inner_self, dirfd, name, buf, capacity, out_length);
+}
+
 int ListDir(void* self, const char* path, hke_dirent_fn fn, void* user) {
   FaultsState* s = StateOf(self);
   if (int e = Check(s, HKE_FAULTS_OP_LIST_DIR, 0)) return e;
@@ -492,7 +500,7 @@ extern "C" int hke_faults_init(hke_faults* faults, hke_platform inner) {
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
       PerfOpen, PerfEnable, PerfRead, MemPolicy,
-      Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy,
+      Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy, ReadFileAt,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

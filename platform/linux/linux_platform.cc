@@ -124,10 +124,8 @@ int Madvise(void*, void* addr, size_t length, uint32_t advice) {
   return ::madvise(addr, length, a) == 0 ? 0 : LastError();
 }
 
-int ReadFile(void*, const char* path, char* buf, size_t capacity, size_t* out_length) {
-  if (path == nullptr || out_length == nullptr || (buf == nullptr && capacity != 0)) return EINVAL;
-  int fd = ::open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return LastError();
+// Reads the whole file open on `fd` (read_file's rules) and closes it.
+int ReadWhole(int fd, char* buf, size_t capacity, size_t* out_length) {
   size_t used = 0;
   int error = 0;
   for (;;) {
@@ -157,6 +155,26 @@ int ReadFile(void*, const char* path, char* buf, size_t capacity, size_t* out_le
   if (error != 0) return error;
   *out_length = used;
   return 0;
+}
+
+int ReadFile(void*, const char* path, char* buf, size_t capacity, size_t* out_length) {
+  if (path == nullptr || out_length == nullptr || (buf == nullptr && capacity != 0)) return EINVAL;
+  const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  return ReadWhole(fd, buf, capacity, out_length);
+}
+
+// The kernel walks only `name` from the directory (read_file walks the
+// whole absolute path for every file).
+int ReadFileAt(void*, int dirfd, const char* name, char* buf, size_t capacity,
+               size_t* out_length) {
+  if (dirfd < 0 || name == nullptr || name[0] == '\0' || name[0] == '/' ||
+      out_length == nullptr || (buf == nullptr && capacity != 0)) {
+    return EINVAL;
+  }
+  const int fd = ::openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  return ReadWhole(fd, buf, capacity, out_length);
 }
 
 // Lists a directory without the heap: opendir() would allocate a DIR, so the
@@ -554,6 +572,7 @@ const hke_platform_ops kLinuxOps = {
     MutexLock,
     MutexUnlock,
     MutexDestroy,
+    ReadFileAt,
 };
 
 }  // namespace

@@ -308,6 +308,20 @@ int ReadFile(void* self, const char* path, char* buf, size_t capacity, size_t* o
   return r;
 }
 
+int ReadFileAt(void* self, int dirfd, const char* name, char* buf, size_t capacity,
+               size_t* out_length) {
+  TraceState* s = StateOf(self);
+  Line line(s, "read_file_at");
+  line.Key("dirfd").Int(dirfd);
+  line.Key("name").Path(name);
+  line.Key("cap").Dec(capacity);
+  const int r = s->inner_ops->read_file_at(s->inner_self, dirfd, name, buf, capacity, out_length);
+  line.Result(r);
+  if (r == 0 && out_length != nullptr) line.Key("len").Dec(*out_length);
+  line.Emit();
+  return r;
+}
+
 // Counts the entries list_dir reports on their way to the caller's callback.
 struct DirCounter {
   hke_dirent_fn fn;
@@ -479,7 +493,7 @@ extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_si
       Open, Close, Ioctl, Mmap, Munmap, Madvise, ReadFile, ListDir, ClockNs, CpuCount,
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
       PerfOpen, PerfEnable, PerfRead, MemPolicy,
-      Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy,
+      Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy, ReadFileAt,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

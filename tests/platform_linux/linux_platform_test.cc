@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cerrno>
 #include <chrono>
+#include <cstddef>
 #include <cstring>
 #include <map>
 #include <string>
@@ -97,6 +98,47 @@ TEST_CASE("linux read_file reads a whole file and refuses one longer than the bu
   // Exactly full is not too long.
   CHECK(p.ops->read_file(p.self, (d.path + "/props").c_str(), buf, 34, &n) == 0);
   CHECK(n == 34);
+}
+
+TEST_CASE("linux read_file_at reads below a directory descriptor with read_file's rules") {
+  ScratchDir d;
+  d.Dir("node");
+  d.Dir("node/caches");
+  d.File("node/caches/props", "simd_count 104\nwave_front_size 64\n");
+  d.File("node/gpu_id", "4098\n");
+  const hke_platform p = hke_linux_platform();
+  REQUIRE(p.ops->struct_size >= offsetof(hke_platform_ops, read_file_at) + sizeof(void*));
+  const bool has_op = p.ops->read_file_at != nullptr;
+  REQUIRE(has_op);
+  int dirfd = -1;
+  REQUIRE(p.ops->open(p.self, (d.path + "/node").c_str(),
+                      HKE_OPEN_READ | HKE_OPEN_DIRECTORY | HKE_OPEN_CLOEXEC, &dirfd) == 0);
+  char buf[64];
+  size_t n = 12345;
+  // A name with '/' walks below the directory.
+  REQUIRE(p.ops->read_file_at(p.self, dirfd, "caches/props", buf, sizeof(buf), &n) == 0);
+  CHECK(std::string(buf, n) == "simd_count 104\nwave_front_size 64\n");
+  REQUIRE(p.ops->read_file_at(p.self, dirfd, "gpu_id", buf, sizeof(buf), &n) == 0);
+  CHECK(std::string(buf, n) == "4098\n");
+  // Longer than the buffer: EFBIG, the length untouched; exactly full fits.
+  size_t untouched = 777;
+  CHECK(p.ops->read_file_at(p.self, dirfd, "caches/props", buf, 10, &untouched) == EFBIG);
+  CHECK(untouched == 777);
+  CHECK(p.ops->read_file_at(p.self, dirfd, "caches/props", buf, 34, &n) == 0);
+  CHECK(n == 34);
+  // The errno of the open is kept; nothing is published.
+  CHECK(p.ops->read_file_at(p.self, dirfd, "missing", buf, sizeof(buf), &untouched) == ENOENT);
+  CHECK(p.ops->read_file_at(p.self, dirfd, "gpu_id/x", buf, sizeof(buf), &untouched) == ENOTDIR);
+  CHECK(untouched == 777);
+  // Absolute or empty names and bad descriptors are refused, not opened.
+  const std::string abs = d.path + "/node/gpu_id";
+  CHECK(p.ops->read_file_at(p.self, dirfd, abs.c_str(), buf, sizeof(buf), &untouched) == EINVAL);
+  CHECK(p.ops->read_file_at(p.self, dirfd, "", buf, sizeof(buf), &untouched) == EINVAL);
+  CHECK(p.ops->read_file_at(p.self, -1, "gpu_id", buf, sizeof(buf), &untouched) == EINVAL);
+  CHECK(untouched == 777);
+  REQUIRE(p.ops->close(p.self, dirfd) == 0);
+  // A descriptor that is not open.
+  CHECK(p.ops->read_file_at(p.self, dirfd, "gpu_id", buf, sizeof(buf), &untouched) == EBADF);
 }
 
 // Read system calls this thread has made so far (syscr of

@@ -57,29 +57,40 @@ def tree():
     print(json.dumps({"kfd_files": kfd, "cpu_cache_files": cpu, "cpu_cache_dirs": cpu_dirs}))
 
 
-LINE = re.compile(r'^\d+\s+([a-z0-9_]+)\((.*)')
-OPEN_PATH = re.compile(r'^(?:AT_FDCWD|\d+), "([^"]*)", ([A-Z_|]+)')
+LINE = re.compile(r'^(\d+)\s+([a-z0-9_]+)\((.*)')
+OPEN_PATH = re.compile(r'^(AT_FDCWD|\d+), "([^"]*)", ([A-Z_|]+)')
+RESULT = re.compile(r'\)\s+=\s+(-?\d+)')
 
 
 def scan(path):
     """System calls by name and read-only file opens by path (the simulator's
     private root removed), from an `strace -f` log."""
     calls, opens = collections.Counter(), collections.Counter()
+    # Directories open per (pid, fd), so that an openat relative to one
+    # (the platform's read_file_at) counts under the file's full path.
+    dirs = {}
     with open(path, errors="replace") as fh:
         for line in fh:
             m = LINE.match(line)
             if not m:
                 continue
-            name = m.group(1)
+            pid, name, args = m.group(1), m.group(2), m.group(3)
             calls[name] += 1
+            r = RESULT.search(args)
+            if name == "close" and r and r.group(1) == "0":
+                dirs.pop((pid, args.split(")")[0].strip()), None)
             if name in ("openat", "open"):
-                args = m.group(2)
                 if name == "open":
                     args = "AT_FDCWD, " + args
                 o = OPEN_PATH.match(args)
-                if o and "O_WRONLY" not in o.group(2) and "O_RDWR" not in o.group(2):
-                    p = re.sub(r"^/dev/shm/kfdsim\.[^/]+", "", o.group(1))
-                    if "O_DIRECTORY" in o.group(2):
+                if o and "O_WRONLY" not in o.group(3) and "O_RDWR" not in o.group(3):
+                    p = o.group(2)
+                    if not p.startswith("/") and o.group(1) != "AT_FDCWD":
+                        p = dirs.get((pid, o.group(1)), "?") + "/" + p
+                    p = re.sub(r"^/dev/shm/kfdsim\.[^/]+", "", p)
+                    if "O_DIRECTORY" in o.group(3):
+                        if r and int(r.group(1)) >= 0:
+                            dirs[(pid, r.group(1))] = p
                         p += "/"
                     opens[p] += 1
     return calls, opens

@@ -225,6 +225,9 @@ const hke_platform_ops kSimOps = {
     nullptr, nullptr,
     PerfOpen, PerfEnable, PerfRead, MemPolicy,
     MutexInit, MutexLock, MutexUnlock, MutexDestroy,
+    // No read_file_at: the served tree has no host directories to hold
+    // open, so the library reads every file by its path (read_file).
+    nullptr,
 };
 
 }  // namespace
