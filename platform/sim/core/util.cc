@@ -109,10 +109,28 @@ bool VmCopyUsable() {
   return state == 1;
 }
 
+// The direct copy for arguments on the caller's stack, except under
+// AddressSanitizer: there a hostile argument (a fuzzer's pointer into the
+// caller's frames) would make the copy touch the caller's redzones, which
+// the kernel writes, as the checked path does, without ASan seeing it. The
+// checked path keeps the kernel's semantics and leaves ASan's reports to
+// real bugs.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kDirectStackCopy = false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kDirectStackCopy = false;
+#else
+constexpr bool kDirectStackCopy = true;
+#endif
+#else
+constexpr bool kDirectStackCopy = true;
+#endif
+
 int VmCopy(bool write, void* local, uint64_t remote, size_t n) {
   if (n == 0) return 0;
   if (remote == 0) return EFAULT;
-  if (OnCallersStack(remote, n)) {
+  if (kDirectStackCopy && OnCallersStack(remote, n)) {
     void* user = reinterpret_cast<void*>(static_cast<uintptr_t>(remote));
     std::memcpy(write ? user : local, write ? local : user, n);
     return 0;
