@@ -105,6 +105,12 @@ class CaseRun {
  public:
   virtual ~CaseRun() = default;
   virtual Outcome Setup() { return Outcome{}; }
+  // Runs before every Iterate (warm-up, attributed and timed), outside the
+  // timed region, the heap count and the instruction markers: brings the
+  // case to the state its iteration starts from when reaching it is not
+  // the operation measured (event-wake-parked waits for its waiter to
+  // sleep in the simulated kernel).
+  virtual Outcome Prepare() { return Outcome{}; }
   virtual Outcome Iterate(Work* work) = 0;
   // Called once after the warm-up and attributed iterations, before the
   // first timed one (a case that samples single calls starts keeping them).
@@ -133,6 +139,7 @@ std::unique_ptr<CaseRun> OursQueryPointer(const CaseParams& params, std::string*
 std::unique_ptr<CaseRun> OursQueueCreateDestroy(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursDoorbellLatency(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursEventSetWake(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> OursEventWakeParked(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> OursEventSetWait(const CaseParams& params, std::string* error);
 // worst-case on a default context configured with HKE_CONFIG_RESERVE_SVM
 // when params.reserve_svm (reconfigured back when the run ends).
@@ -149,6 +156,7 @@ std::unique_ptr<CaseRun> DebianQueryPointer(const CaseParams& params, std::strin
 std::unique_ptr<CaseRun> DebianQueueCreateDestroy(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianDoorbellLatency(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianEventSetWake(const CaseParams& params, std::string* error);
+std::unique_ptr<CaseRun> DebianEventWakeParked(const CaseParams& params, std::string* error);
 std::unique_ptr<CaseRun> DebianEventSetWait(const CaseParams& params, std::string* error);
 // Sets HSA_RESERVE_SVM=1 in the environment when params.reserve_svm (read by
 // Debian's hsaKmtOpenKFD), removes it otherwise.

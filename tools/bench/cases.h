@@ -38,13 +38,16 @@
 #ifndef HKE_TOOLS_BENCH_CASES_H_
 #define HKE_TOOLS_BENCH_CASES_H_
 
-#include <chrono>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
 #include <atomic>
 #include <chrono>
 #include <cstdint>
-#include <thread>
 #include <cstdio>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include "tools/bench/bench.h"
@@ -763,10 +766,22 @@ Outcome CreateAutoResetSignal(uint32_t node, typename Api::Event** out) {
 // reports the wake-up (an atomic counter), i.e. the set -> wake round trip
 // through the library and the simulated kernel. Heap allocations are counted
 // on this thread only (the waiter's WaitOnEvent is not in the region).
+//
+// The waiter loops straight back into WaitOnEvent, so where it is when the
+// next SetEvent comes is a race: still on its way in (the SET finds nobody
+// waiting and the next WAIT_EVENTS returns at once) or asleep in the
+// simulated kernel (the SET has to wake it). The two libraries land on
+// different sides of that race (tools/bench/README.md, "event-set-wake").
+// event-wake-parked (`parked`) removes it: Prepare, untimed, waits until
+// the waiter has entered WaitOnEvent and its thread sleeps
+// (/proc/self/task/<tid>/stat state S), so every timed SetEvent wakes a
+// sleeping waiter, the same work for both libraries.
 template <class Api>
 class EventSetWake final : public CaseRun {
  public:
   static constexpr uint32_t kTimeoutMs = 5000;
+
+  explicit EventSetWake(bool parked = false) : parked_(parked) {}
 
   ~EventSetWake() override {
     if (waiter_.joinable()) {
@@ -783,7 +798,9 @@ class EventSetWake final : public CaseRun {
     o = CreateAutoResetSignal<Api>(device_.gpu_node(), &event_);
     if (o.status != kStatusSuccess) return o;
     waiter_ = std::thread([this] {
+      tid_.store(static_cast<int>(syscall(SYS_gettid)), std::memory_order_release);
       while (!stop_.load(std::memory_order_acquire)) {
+        entered_.fetch_add(1, std::memory_order_acq_rel);
         const int w = Api::WaitOnEvent(event_, kTimeoutMs);
         if (w == kStatusSuccess) {
           woken_.fetch_add(1, std::memory_order_acq_rel);
@@ -794,6 +811,36 @@ class EventSetWake final : public CaseRun {
       }
     });
     return Outcome{};
+  }
+
+  Outcome Prepare() override {
+    if (!parked_) return Outcome{};
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kTimeoutMs);
+    // The waiter has started the WaitOnEvent that the next SetEvent ends
+    // (it counts entries before the call, wake-ups after it)...
+    while (tid_.load(std::memory_order_acquire) == 0 ||
+           entered_.load(std::memory_order_acquire) <= woken_.load(std::memory_order_acquire)) {
+      if (failed_.load(std::memory_order_acquire) != 0) {
+        return Outcome{failed_.load(), "hsaKmtWaitOnEvent (waiter thread)"};
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        return Outcome{kHarnessError, "harness: the waiter did not enter WaitOnEvent within 5 s"};
+      }
+      std::this_thread::yield();
+    }
+    // ...and sleeps in it: nothing else puts that thread to sleep (the
+    // timing thread holds no lock of either library here).
+    char path[64];
+    std::snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid_.load());
+    for (;;) {
+      const char state = ThreadState(path);
+      if (state == 'S') return Outcome{};
+      if (state == 0) return Outcome{kHarnessError, "harness: cannot read the waiter's state"};
+      if (std::chrono::steady_clock::now() > deadline) {
+        return Outcome{kHarnessError, "harness: the waiter did not sleep within 5 s"};
+      }
+      std::this_thread::yield();
+    }
   }
 
   Outcome Iterate(Work*) override {
@@ -813,10 +860,27 @@ class EventSetWake final : public CaseRun {
   }
 
  private:
+  // The state letter of /proc/<pid>/stat (after the ')' that ends the
+  // command name), or 0 when the file cannot be read.
+  static char ThreadState(const char* path) {
+    const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return 0;
+    char buf[512];
+    const ssize_t n = ::read(fd, buf, sizeof(buf) - 1);
+    ::close(fd);
+    if (n <= 0) return 0;
+    buf[n] = '\0';
+    const char* paren = std::strrchr(buf, ')');
+    return paren != nullptr && paren[1] == ' ' ? paren[2] : 0;
+  }
+
   OpenDevice<Api> device_;
   typename Api::Event* event_ = nullptr;
   std::thread waiter_;
+  const bool parked_;
   std::atomic<bool> stop_{false};
+  std::atomic<int> tid_{0};
+  std::atomic<uint64_t> entered_{0};
   std::atomic<uint64_t> woken_{0};
   std::atomic<int> failed_{0};
 };

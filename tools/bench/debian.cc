@@ -218,6 +218,10 @@ std::unique_ptr<CaseRun> DebianEventSetWake(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new EventSetWake<DebianApi>());
 }
 
+std::unique_ptr<CaseRun> DebianEventWakeParked(const CaseParams&, std::string*) {
+  return std::unique_ptr<CaseRun>(new EventSetWake<DebianApi>(/*parked=*/true));
+}
+
 std::unique_ptr<CaseRun> DebianEventSetWait(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new EventSetWait<DebianApi>());
 }

@@ -184,6 +184,10 @@ std::unique_ptr<CaseRun> OursEventSetWake(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new EventSetWake<OursApi>());
 }
 
+std::unique_ptr<CaseRun> OursEventWakeParked(const CaseParams&, std::string*) {
+  return std::unique_ptr<CaseRun>(new EventSetWake<OursApi>(/*parked=*/true));
+}
+
 std::unique_ptr<CaseRun> OursEventSetWait(const CaseParams&, std::string*) {
   return std::unique_ptr<CaseRun>(new EventSetWait<OursApi>());
 }

@@ -17,7 +17,7 @@
 # Environment: HKE_SHARED_DIR (default <repo>/../shared) holds
 # fixtures/topology/<tree>/nodes; HKE_BENCH_CG_ITERATIONS (default 3) timed
 # iterations per callgrind run; HKE_BENCH_CG_SKIP (a regex, default
-# 'query-pointer/(50000|100000)|event-set-wake|doorbell-latency/.*') cases
+# 'query-pointer/(50000|100000)|event-set-wake|event-wake-parked|doorbell-latency/.*') cases
 # callgrind does not run. worst-case counts each call on its own
 # (scaling.py): HKE_BENCH_CG_CALLS (default 500) churn steps per variant,
 # on the targets matching HKE_BENCH_CG_WORST_TARGETS (default the built-in
@@ -48,9 +48,9 @@ shared=${HKE_SHARED_DIR:-$repo/../shared}
 cg_iterations=${HKE_BENCH_CG_ITERATIONS:-3}
 # Populating tens of thousands of allocations under callgrind takes minutes.
 # The cases that spin on another thread's progress (event-set-wake,
-# doorbell-latency) count spin instructions whose number depends on
+# event-wake-parked, doorbell-latency) count spin instructions whose number depends on
 # valgrind's thread scheduling, not on the library: skipped too.
-cg_skip=${HKE_BENCH_CG_SKIP:-query-pointer/(50000|100000)|event-set-wake|doorbell-latency/.*}
+cg_skip=${HKE_BENCH_CG_SKIP:-query-pointer/(50000|100000)|event-set-wake|event-wake-parked|doorbell-latency/.*}
 cg_calls=${HKE_BENCH_CG_CALLS:-500}
 cg_worst_targets=${HKE_BENCH_CG_WORST_TARGETS:-apu-embedded|datacenter-4gpu}
 

@@ -1,10 +1,9 @@
 #!/usr/bin/env bash
 # bench_smoke: hke-bench runs one iteration per library of topology-cycle,
-# topology-cycle-cold,
-# every alloc-map-free size class, query-pointer/1000 and worst-case/kernel-100
-# (its smallest variant) on the built-in
-# apu-embedded board under the preload, and prints a table row for each
-# library. Checks the harness (rows, Debian's times, no error in ours: a
+# topology-cycle-cold, every alloc-map-free size class, query-pointer/1000,
+# worst-case/kernel-100 (its smallest variant) and event-wake-parked (a case
+# with an untimed Prepare step) on the built-in apu-embedded board under
+# the preload, and prints a table row for each library. Checks the harness (rows, Debian's times, no error in ours: a
 # time or "not implemented"), never a time.
 #   smoke.sh <libkfdsim-preload.so> <hke-bench>
 set -euo pipefail
@@ -12,7 +11,8 @@ preload=$1
 bench=$2
 out=""
 status=0
-for c in topology-cycle topology-cycle-cold alloc-map-free query-pointer/1000 worst-case/kernel-100; do
+for c in topology-cycle topology-cycle-cold alloc-map-free query-pointer/1000 worst-case/kernel-100 \
+    event-wake-parked; do
   rc=0
   part=$(KFDSIM_BOARD=apu-embedded LD_PRELOAD=$preload "$bench" --iterations 1 --case "$c") || rc=$?
   printf '%s\n' "$part"
@@ -24,7 +24,7 @@ for c in topology-cycle topology-cycle-cold alloc-map-free query-pointer/1000 wo
 done
 time_re='[0-9.]+ (ns|µs|ms|s)'
 for c in topology-cycle topology-cycle-cold alloc-map-free/sys-4K alloc-map-free/vram-64M query-pointer/1000 \
-    worst-case/kernel-100; do
+    worst-case/kernel-100 event-wake-parked; do
   for lib in ours debian; do
     # A row: | <case> | apu-embedded | <lib> | iterations | ... |
     if ! grep -Fq "| $c | apu-embedded | $lib | " <<<"$out"; then
