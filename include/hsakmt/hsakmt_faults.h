@@ -43,7 +43,10 @@ extern "C" {
 // marketing_name, the libdrm handles and the perf counters pass through).
 // read_file_at is a read_file: it counts as HKE_FAULTS_OP_READ_FILE, so a
 // "read_file" rule fails the same whole-file read whichever of the two
-// operations the library used for it.
+// operations the library used for it. Likewise list_dir_fd is a list_dir:
+// it counts as HKE_FAULTS_OP_LIST_DIR, so a "list_dir" rule fails the same
+// directory listing whether the library listed it by path or through a
+// descriptor.
 enum hke_faults_op {
   HKE_FAULTS_OP_OPEN = 0,
   HKE_FAULTS_OP_CLOSE = 1,

@@ -228,6 +228,19 @@ typedef struct hke_platform_ops {
    * reads every file by its absolute path with read_file. */
   int (*read_file_at)(void* self, int dirfd, const char* name, char* buf, size_t capacity,
                       size_t* out_length);
+  /* list_dir through a descriptor: lists the directory open on `dirfd` (a
+   * descriptor `open` returned for a path with HKE_OPEN_DIRECTORY) from
+   * its first entry, with list_dir's rules (`fn` once per entry, "." and
+   * ".." never reported, a nonzero return from `fn` stops the listing and
+   * 0 is returned). Opens and closes nothing: the descriptor stays open
+   * (the library closes it with `close`) and stays usable for
+   * read_file_at; each call lists from the start again, wherever an
+   * earlier one left the descriptor. Linux: lseek(dirfd, 0, SEEK_SET),
+   * then getdents64 on it. Lets the topology reader list a directory it
+   * holds open for read_file_at without opening it a second time; the
+   * library uses it only on a table that also has read_file_at. May be
+   * NULL: the library then lists by path with list_dir. */
+  int (*list_dir_fd)(void* self, int dirfd, hke_dirent_fn fn, void* user);
 } hke_platform_ops;
 
 /* A platform instance: an operations table plus its state. Neither pointer

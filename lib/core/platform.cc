@@ -103,6 +103,13 @@ Status Platform::ListDir(const char* path, hke_dirent_fn fn, void* user) const {
   return FromRc(p_.ops->list_dir(p_.self, path, fn, user));
 }
 
+bool Platform::HasListDirFd() const { return HKE_HAS_OP(p_, list_dir_fd); }
+
+Status Platform::ListDirFd(int dirfd, hke_dirent_fn fn, void* user) const {
+  if (!HasListDirFd()) return Unsupported();
+  return FromRc(p_.ops->list_dir_fd(p_.self, dirfd, fn, user));
+}
+
 Status Platform::ClockNs(uint32_t clock, uint64_t* out_ns) const {
   if (!HKE_HAS_OP(p_, clock_ns)) return Unsupported();
   uint64_t v = 0;

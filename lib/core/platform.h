@@ -45,6 +45,11 @@ class Platform {
   Status ReadFileAt(int dirfd, const char* name, char* buf, size_t capacity,
                     size_t* out_length) const;
   Status ListDir(const char* path, hke_dirent_fn fn, void* user) const;
+  // list_dir_fd: lists the directory open on a descriptor from
+  // Open(..., HKE_OPEN_DIRECTORY), opening nothing. UNSUPPORTED without
+  // the operation (HasListDirFd false: the caller lists by path instead).
+  bool HasListDirFd() const;
+  Status ListDirFd(int dirfd, hke_dirent_fn fn, void* user) const;
   Status ClockNs(uint32_t clock, uint64_t* out_ns) const;
   Status CpuCount(uint32_t* out_count) const;
   Status ProcessId(int32_t* out_pid) const;

@@ -215,8 +215,8 @@ bool CpuReader::ReadOptional(const char* path, size_t* out_length, DirFiles* dir
   return false;
 }
 
-bool CpuReader::ListOptional(const char* path, hke_dirent_fn fn, void* user) {
-  const Status s = platform_.ListDir(path, fn, user);
+bool CpuReader::ListOptional(const char* path, hke_dirent_fn fn, void* user, DirFiles* dir) {
+  const Status s = dir != nullptr ? dir->List(fn, user) : platform_.ListDir(path, fn, user);
   if (s.ok()) return true;
   if (!s.is_errno(err::kENOENT)) {
     (void)diag_.Report(HKE_DIAG_WARNING, s, kArea, "a CPU directory cannot be listed; skipped",
@@ -394,10 +394,11 @@ Status CpuReader::ReadCpuCaches(uint32_t user) {
     Path cache_dir;
     cache_dir.Append(dir.c_str()).Append("/cpu").AppendU64(cpu).Append("/cache");
     if (cache_dir.truncated()) continue;
-    uint32_t indexes = 0;
-    if (!ListOptional(cache_dir.c_str(), &CountIndexEntries, &indexes)) continue;
-    // This CPU's index files are read relative to its cache directory.
+    // This CPU's cache directory is opened once: listed and its index
+    // files read through the one descriptor (DirFiles).
     DirFiles files(platform_, cache_dir.c_str(), cache_dir.size());
+    uint32_t indexes = 0;
+    if (!ListOptional(cache_dir.c_str(), &CountIndexEntries, &indexes, &files)) continue;
     for (uint32_t idx = 0; idx < indexes; ++idx) {
       Path index_dir;
       index_dir.Append(cache_dir.c_str()).Append("/index").AppendU64(idx);

@@ -41,8 +41,9 @@ class CpuReader {
   // With `dir`, a file below that directory is read relative to it
   // (DirFiles); the statuses are the same.
   bool ReadOptional(const char* path, size_t* out_length, DirFiles* dir = nullptr);
-  // Lists an optional directory the same way.
-  bool ListOptional(const char* path, hke_dirent_fn fn, void* user);
+  // Lists an optional directory the same way; with `dir` (which names
+  // `path`), through it (DirFiles::List); the statuses are the same.
+  bool ListOptional(const char* path, hke_dirent_fn fn, void* user, DirFiles* dir = nullptr);
   // Parses the shared_cpu_map text in the buffer (n bytes): ORs the apicid
   // bit of every listed processor below limit_ into `siblings` and puts the
   // lowest listed processor in *first; false when no processor is listed.

@@ -1,15 +1,21 @@
 // Reading the files of one topology directory through a descriptor of that
 // directory (the platform's read_file_at), so the kernel walks only each
-// file's short name instead of its whole absolute path.
+// file's short name instead of its whole absolute path, and listing that
+// directory through the same descriptor (list_dir_fd), so a directory that
+// is both listed and read is opened once.
 //
 // DirFiles names a directory by its absolute path (caller storage that
-// must outlive it). The first Read opens the directory (open with
-// HKE_OPEN_DIRECTORY); later Reads of files below it open them relative to
-// that descriptor; the destructor closes it. Without read_file_at, when
-// the directory cannot be opened, or for a path that is not below it, Read
-// is read_file on the absolute path: the statuses a caller sees for a file
-// are then those of read_file, and a failed directory open only costs the
-// shortcut (a missing directory shows as the file's own ENOENT).
+// must outlive it). The first Read or List opens the directory (open with
+// HKE_OPEN_DIRECTORY), only on a table with read_file_at; later Reads of
+// files below it open them relative to that descriptor, and List lists it
+// through the descriptor when the table also has list_dir_fd; the
+// destructor closes it. Without read_file_at, when the directory cannot be
+// opened, or for a path that is not below it, Read is read_file on the
+// absolute path: the statuses a caller sees for a file are then those of
+// read_file, and a failed directory open only costs the shortcut (a
+// missing directory shows as the file's own ENOENT). List is likewise
+// list_dir on the path without list_dir_fd or the descriptor, so a
+// missing directory shows as list_dir's own ENOENT.
 //
 // Threading: owned by one reader on one thread; the descriptor is never
 // shared.
@@ -42,6 +48,14 @@ class DirFiles {
       return platform_.ReadFileAt(fd_, path + dir_length_ + 1, buf, capacity, out_length);
     }
     return platform_.ReadFile(path, buf, capacity, out_length);
+  }
+
+  // Lists the directory itself (Platform::ListDir's contract).
+  Status List(hke_dirent_fn fn, void* user) {
+    if (dir_length_ != 0 && platform_.HasListDirFd() && Fd() >= 0) {
+      return platform_.ListDirFd(fd_, fn, user);
+    }
+    return platform_.ListDir(dir_, fn, user);
   }
 
  private:

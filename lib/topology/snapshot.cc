@@ -247,7 +247,10 @@ class SnapshotReader {
     NodeListing listing;
     listing.marks = s_.sysfs_to_user;
     listing.capacity = s_.max_nodes;
-    const Status s = platform_.ListDir(path.c_str(), &OnNodeEntry, &listing);
+    // Listed through the pass's descriptor of nodes/ (DirFiles), which
+    // the node files are then read through.
+    const Status s = files_ != nullptr ? files_->List(&OnNodeEntry, &listing)
+                                       : platform_.ListDir(path.c_str(), &OnNodeEntry, &listing);
     if (!s.ok()) return diag_.Error(s, kArea, "cannot list the topology nodes", path.c_str());
     if (listing.bad) {
       Message msg;

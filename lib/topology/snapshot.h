@@ -35,8 +35,9 @@
 //     `max_attempts` times, then UNAVAILABLE.
 // Each file is read once per pass. With the platform's read_file_at, the
 // files below `nodes/` are read relative to one descriptor of that
-// directory, held for the pass (dir_files.h); the statuses are those of
-// reading them by path.
+// directory, held for the pass (dir_files.h), and with list_dir_fd as well
+// `nodes/` is listed through that descriptor (one open of it per pass);
+// the statuses are those of reading and listing by path.
 // Upstream's derived data, each behind a TakeOptions switch (cpu.cc,
 // indirect_links.cc):
 //  - cpu_details: /proc/cpuinfo is streamed once per attempt (processor,
@@ -44,7 +45,13 @@
 //    processor whose apicid equals its cpu_core_id_base. A CPU node whose
 //    caches_count is 0 gets its caches from
 //    /sys/devices/system/node/node<user id>/cpu<K>/cache/index<I>/ (or
-//    /sys/devices/system/cpu for node 0 without NUMA directories): a cache
+//    /sys/devices/system/cpu for node 0 without NUMA directories), for
+//    I from 0 to n - 1 where n counts the entries of cache/ whose name
+//    starts with "index" (upstream's count: with a gap in the numbering,
+//    or another entry named index*, a missing index<I> is skipped and the
+//    highest existing ones may stay unread); each CPU's cache/ is opened
+//    once, listed and read through one descriptor when the platform has
+//    read_file_at and list_dir_fd (dir_files.h). A cache
 //    shared by several CPUs is listed only under the first CPU of its
 //    shared_cpu_map (the lowest set bit; upstream reads the same number
 //    from shared_cpu_list, which the kernel prints from the same mask, so

@@ -317,6 +317,13 @@ int ListDir(void* self, const char* path, hke_dirent_fn fn, void* user) {
   return s->inner_ops->list_dir(s->inner_self, path, fn, user);
 }
 
+// Counted and failed as list_dir (hsakmt_faults.h).
+int ListDirFd(void* self, int dirfd, hke_dirent_fn fn, void* user) {
+  FaultsState* s = StateOf(self);
+  if (int e = Check(s, HKE_FAULTS_OP_LIST_DIR, 0)) return e;
+  return s->inner_ops->list_dir_fd(s->inner_self, dirfd, fn, user);
+}
+
 int ClockNs(void* self, uint32_t clock, uint64_t* out_ns) {
   FaultsState* s = StateOf(self);
   if (int e = Check(s, HKE_FAULTS_OP_CLOCK_NS, 0)) return e;
@@ -501,6 +508,7 @@ extern "C" int hke_faults_init(hke_faults* faults, hke_platform inner) {
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
       PerfOpen, PerfEnable, PerfRead, MemPolicy,
       Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy, ReadFileAt,
+      ListDirFd,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

@@ -177,32 +177,21 @@ int ReadFileAt(void*, int dirfd, const char* name, char* buf, size_t capacity,
   return ReadWhole(fd, buf, capacity, out_length);
 }
 
-// Lists a directory without the heap: opendir() would allocate a DIR, so the
-// directory is opened like a file and read with getdents64() into a stack
-// buffer. (A plain open() also keeps the LD_PRELOAD simulator's path
-// redirection working.)
-int ListDir(void*, const char* path, hke_dirent_fn fn, void* user) {
-  if (path == nullptr || fn == nullptr) return EINVAL;
-  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return LastError();
+// Reports the entries of the directory open on `fd` from its current
+// position to its end (list_dir's rules), with getdents64() into a stack
+// buffer: opendir() would allocate a DIR.
+int ListEntries(int fd, hke_dirent_fn fn, void* user) {
   alignas(struct dirent64) char buf[4096];
-  int error = 0;
-  bool stop = false;
-  while (!stop) {
+  for (;;) {
     const ssize_t n = ::getdents64(fd, buf, sizeof(buf));
     if (n < 0) {
       if (errno == EINTR) continue;
-      error = LastError();
-      break;
+      return LastError();
     }
-    if (n == 0) break;
-    for (ssize_t off = 0; off < n && !stop;) {
+    if (n == 0) return 0;
+    for (ssize_t off = 0; off < n;) {
       const auto* e = reinterpret_cast<const struct dirent64*>(buf + off);
-      if (e->d_reclen == 0 || off + e->d_reclen > n) {
-        error = EIO;  // a malformed record from the kernel
-        stop = true;
-        break;
-      }
+      if (e->d_reclen == 0 || off + e->d_reclen > n) return EIO;  // a malformed record
       off += e->d_reclen;
       if (std::strcmp(e->d_name, ".") == 0 || std::strcmp(e->d_name, "..") == 0) continue;
       uint32_t kind = HKE_DIRENT_UNKNOWN;
@@ -212,11 +201,28 @@ int ListDir(void*, const char* path, hke_dirent_fn fn, void* user) {
         case DT_UNKNOWN: kind = HKE_DIRENT_UNKNOWN; break;
         default: kind = HKE_DIRENT_OTHER; break;
       }
-      if (fn(user, e->d_name, kind) != 0) stop = true;
+      if (fn(user, e->d_name, kind) != 0) return 0;
     }
   }
+}
+
+// Lists a directory: opened like a file (a plain open() also keeps the
+// LD_PRELOAD simulator's path redirection working), listed, closed.
+int ListDir(void*, const char* path, hke_dirent_fn fn, void* user) {
+  if (path == nullptr || fn == nullptr) return EINVAL;
+  const int fd = ::open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return LastError();
+  const int error = ListEntries(fd, fn, user);
   ::close(fd);
   return error;
+}
+
+// Lists the directory open on `dirfd` from its start; the descriptor stays
+// open. A descriptor that is not a directory fails getdents64 (ENOTDIR).
+int ListDirFd(void*, int dirfd, hke_dirent_fn fn, void* user) {
+  if (dirfd < 0 || fn == nullptr) return EINVAL;
+  if (::lseek(dirfd, 0, SEEK_SET) < 0) return LastError();
+  return ListEntries(dirfd, fn, user);
 }
 
 int ClockNs(void*, uint32_t clock, uint64_t* out_ns) {
@@ -573,6 +579,7 @@ const hke_platform_ops kLinuxOps = {
     MutexUnlock,
     MutexDestroy,
     ReadFileAt,
+    ListDirFd,
 };
 
 }  // namespace

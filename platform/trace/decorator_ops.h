@@ -51,6 +51,7 @@ inline bool NormalizeInnerOps(const hke_platform_ops* inner, hke_platform_ops* o
   HKE_COPY_OP_(mutex_unlock)
   HKE_COPY_OP_(mutex_destroy)
   HKE_COPY_OP_(read_file_at)
+  HKE_COPY_OP_(list_dir_fd)
 #undef HKE_COPY_OP_
   if (ops.open == nullptr || ops.close == nullptr || ops.ioctl == nullptr ||
       ops.read_file == nullptr) {
@@ -108,6 +109,7 @@ inline hke_platform_ops DecoratedOps(const hke_platform_ops& own, const hke_plat
   HKE_MASK_OP_(mutex_unlock)
   HKE_MASK_OP_(mutex_destroy)
   HKE_MASK_OP_(read_file_at)
+  HKE_MASK_OP_(list_dir_fd)
 #undef HKE_MASK_OP_
   return ops;
 }

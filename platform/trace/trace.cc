@@ -349,6 +349,21 @@ int ListDir(void* self, const char* path, hke_dirent_fn fn, void* user) {
   return r;
 }
 
+int ListDirFd(void* self, int dirfd, hke_dirent_fn fn, void* user) {
+  TraceState* s = StateOf(self);
+  Line line(s, "list_dir_fd");
+  line.Key("dirfd").Int(dirfd);
+  DirCounter counter{fn, user, 0};
+  // A NULL callback goes through unchanged so the inner platform rejects it.
+  const int r = fn != nullptr
+                    ? s->inner_ops->list_dir_fd(s->inner_self, dirfd, CountEntry, &counter)
+                    : s->inner_ops->list_dir_fd(s->inner_self, dirfd, fn, user);
+  line.Result(r);
+  if (r == 0) line.Key("entries").Dec(counter.entries);
+  line.Emit();
+  return r;
+}
+
 int ClockNs(void* self, uint32_t clock, uint64_t* out_ns) {
   TraceState* s = StateOf(self);
   Line line(s, "clock_ns");
@@ -494,6 +509,7 @@ extern "C" int hke_trace_init(hke_trace* trace, hke_platform inner, hke_trace_si
       ProcessId, ReadFd, PageSize, MarketingName, AmdgpuDevice, AmdgpuDeviceRelease,
       PerfOpen, PerfEnable, PerfRead, MemPolicy,
       Mutexes::Init, Mutexes::Lock, Mutexes::Unlock, Mutexes::Destroy, ReadFileAt,
+      ListDirFd,
   };
   const hke_platform_ops ops = hke::platform::DecoratedOps(kOwn, in);
 

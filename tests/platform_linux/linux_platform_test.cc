@@ -141,6 +141,69 @@ TEST_CASE("linux read_file_at reads below a directory descriptor with read_file'
   CHECK(p.ops->read_file_at(p.self, dirfd, "gpu_id", buf, sizeof(buf), &untouched) == EBADF);
 }
 
+// Opens a directory of the scratch tree as the library does for read_file_at.
+int OpenDir(const hke_platform& p, const std::string& path) {
+  int fd = -1;
+  REQUIRE(p.ops->open(p.self, path.c_str(), HKE_OPEN_READ | HKE_OPEN_DIRECTORY | HKE_OPEN_CLOEXEC,
+                      &fd) == 0);
+  return fd;
+}
+
+TEST_CASE("linux list_dir_fd lists the directory open on a descriptor as list_dir lists its path") {
+  ScratchDir d;
+  d.Dir("cache");
+  for (int i = 0; i < 300; ++i) d.File("cache/f" + std::to_string(i), "x");  // several batches
+  d.Dir("cache/index0");
+  d.File("cache/index0/level", "1\n");
+  const hke_platform p = hke_linux_platform();
+  REQUIRE(p.ops->struct_size >= offsetof(hke_platform_ops, list_dir_fd) + sizeof(void*));
+  const bool has_op = p.ops->list_dir_fd != nullptr;
+  REQUIRE(has_op);
+  std::map<std::string, uint32_t> by_path;
+  REQUIRE(p.ops->list_dir(p.self, (d.path + "/cache").c_str(), &Collect, &by_path) == 0);
+  REQUIRE(by_path.size() == 301);
+  const int dirfd = OpenDir(p, d.path + "/cache");
+  std::map<std::string, uint32_t> by_fd;
+  REQUIRE(p.ops->list_dir_fd(p.self, dirfd, &Collect, &by_fd) == 0);
+  CHECK(by_fd == by_path);  // every entry with its kind, never . or ..
+  // A second listing starts from the first entry again, also after one
+  // the callback stopped early.
+  int calls = 0;
+  CHECK(p.ops->list_dir_fd(p.self, dirfd, &StopAfterOne, &calls) == 0);
+  CHECK(calls == 1);
+  std::map<std::string, uint32_t> again;
+  REQUIRE(p.ops->list_dir_fd(p.self, dirfd, &Collect, &again) == 0);
+  CHECK(again == by_path);
+  // The descriptor stays open and usable for read_file_at.
+  char buf[16];
+  size_t n = 0;
+  REQUIRE(p.ops->read_file_at(p.self, dirfd, "index0/level", buf, sizeof(buf), &n) == 0);
+  CHECK(std::string(buf, n) == "1\n");
+  REQUIRE(p.ops->close(p.self, dirfd) == 0);
+}
+
+TEST_CASE("linux list_dir_fd keeps the errno of a bad descriptor and reports nothing") {
+  ScratchDir d;
+  d.Dir("cache");
+  d.File("cache/a", "1");
+  const hke_platform p = hke_linux_platform();
+  std::map<std::string, uint32_t> seen;
+  // A descriptor of a regular file.
+  int file_fd = -1;
+  REQUIRE(p.ops->open(p.self, (d.path + "/cache/a").c_str(), HKE_OPEN_READ | HKE_OPEN_CLOEXEC,
+                      &file_fd) == 0);
+  CHECK(p.ops->list_dir_fd(p.self, file_fd, &Collect, &seen) == ENOTDIR);
+  REQUIRE(p.ops->close(p.self, file_fd) == 0);
+  // Refused before any system call: a negative descriptor, no callback.
+  CHECK(p.ops->list_dir_fd(p.self, -1, &Collect, &seen) == EINVAL);
+  const int dirfd = OpenDir(p, d.path + "/cache");
+  CHECK(p.ops->list_dir_fd(p.self, dirfd, nullptr, nullptr) == EINVAL);
+  REQUIRE(p.ops->close(p.self, dirfd) == 0);
+  // A descriptor that is not open.
+  CHECK(p.ops->list_dir_fd(p.self, dirfd, &Collect, &seen) == EBADF);
+  CHECK(seen.empty());
+}
+
 // Read system calls this thread has made so far (syscr of
 // /proc/thread-self/io); the pread that samples it counts itself once.
 uint64_t ThreadReadCalls(int io_fd) {

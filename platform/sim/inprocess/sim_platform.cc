@@ -225,9 +225,10 @@ const hke_platform_ops kSimOps = {
     nullptr, nullptr,
     PerfOpen, PerfEnable, PerfRead, MemPolicy,
     MutexInit, MutexLock, MutexUnlock, MutexDestroy,
-    // No read_file_at: the served tree has no host directories to hold
-    // open, so the library reads every file by its path (read_file).
-    nullptr,
+    // No read_file_at or list_dir_fd: the served tree has no host
+    // directories to hold open, so the library reads every file by its
+    // path (read_file) and lists by path (list_dir).
+    nullptr, nullptr,
 };
 
 }  // namespace
