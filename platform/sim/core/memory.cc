@@ -38,7 +38,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
-#include <iterator>
 
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
@@ -246,10 +245,14 @@ void Simulator::EraseBoLocked(GpuProc& g, uint32_t idx) {
 }
 
 const Simulator::Storage* Simulator::BoStorageAtLocked(const GpuProc& g, uint64_t offset) const {
-  auto it = g.bo_storages.upper_bound(offset);
-  if (it == g.bo_storages.begin()) return nullptr;
-  const Storage* s = std::prev(it)->second;
-  return offset < s->offset + s->size ? s : nullptr;
+  auto it = g.bo_storages.find(offset);
+  if (it != g.bo_storages.end()) return it->second;
+  for (const auto& [idx, bo] : g.bos) {
+    (void)idx;
+    const Storage* s = bo.storage.get();
+    if (s != nullptr && offset >= s->offset && offset < s->offset + s->size) return s;
+  }
+  return nullptr;
 }
 
 void Simulator::DropStorage(const std::shared_ptr<Storage>& s) {

@@ -38,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -367,8 +368,8 @@ class Simulator {
     // EraseBoLocked keep bo_storages with it.
     IdTable<Bo> bos;
     // The storages of `bos` (non-empty ranges of the backing memfd's mmap
-    // space, disjoint) by offset: the render-node mmap's lookup.
-    std::map<uint64_t, const Storage*> bo_storages;
+    // space, disjoint) by their first offset: the render-node mmap's lookup.
+    std::unordered_map<uint64_t, const Storage*> bo_storages;
     int doorbell_fd = -1;        // the process doorbell slice of this GPU
     volatile uint8_t* doorbell_map = nullptr;
     int mmio_fd = -1;
@@ -408,7 +409,9 @@ class Simulator {
   // the BO at `idx` (which must exist), keeping g.bo_storages. proc_mu_ held.
   uint32_t AddBoLocked(GpuProc& g, Bo bo);
   void EraseBoLocked(GpuProc& g, uint32_t idx);
-  // The storage of a BO of `g` holding mmap offset `offset`, or null.
+  // The storage of a BO of `g` holding mmap offset `offset`, or null: O(1)
+  // for a BO's first offset (where thunks map), a walk over the BOs for an
+  // offset inside one.
   const Storage* BoStorageAtLocked(const GpuProc& g, uint64_t offset) const;
   // ---------------- share.cc (under proc_mu_) ----------------
   // The memfd and offset holding a storage's pages.
