@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
