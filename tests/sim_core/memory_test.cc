@@ -6,6 +6,9 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <utility>
+#include <vector>
+
 #include "tests/sim_core/sim_fixture.h"
 
 namespace {
@@ -112,6 +115,92 @@ TEST_CASE("sim BO handles are gpu_id << 32 | lowest free index") {
   CHECK(a2.handle == a0.handle);
   CHECK(s.Free(a0.handle + 50) == EINVAL);            // unknown index
   CHECK(s.Free(uint64_t{77} << 32) == EINVAL);        // unknown gpu
+}
+
+TEST_CASE("sim freed BO indexes are reused lowest first, across bitmap words") {
+  Sim s(TwoGpuBoard());
+  s.AcquireAll();
+  std::vector<uint64_t> handles;
+  for (uint32_t i = 0; i < 140; ++i) {
+    k::AllocMemoryOfGpuArgs a;
+    REQUIRE(s.Alloc(kGpuA, 4096, kGttFlags, &a) == 0);
+    REQUIRE(a.handle == (uint64_t{kGpuA} << 32 | i));
+    handles.push_back(a.handle);
+  }
+  for (uint32_t idx : {130u, 3u, 139u, 64u, 0u, 127u, 63u}) REQUIRE(s.Free(handles[idx]) == 0);
+  CHECK(s.Free(handles[64]) == EINVAL);  // gone
+  CHECK(s.sim->BoCount() == 133);
+  for (uint32_t want : {0u, 3u, 63u, 64u, 127u, 130u, 139u, 140u}) {
+    k::AllocMemoryOfGpuArgs a;
+    REQUIRE(s.Alloc(kGpuA, 4096, kGttFlags, &a) == 0);
+    CHECK(a.handle == (uint64_t{kGpuA} << 32 | want));
+  }
+  k::AllocMemoryOfGpuArgs b;
+  REQUIRE(s.Alloc(kGpuB, 4096, kGttFlags, &b) == 0);
+  CHECK(b.handle == (uint64_t{kGpuB} << 32 | 0));  // each GPU has its own indexes
+}
+
+TEST_CASE("sim render-node mmap finds the BO holding the offset, aliases included") {
+  Sim s(TwoGpuBoard());
+  s.AcquireAll();
+  const int fd = s.render[128];
+  // Three BOs back to back in the backing file, of 1, 3 and 2 pages.
+  k::AllocMemoryOfGpuArgs b1, b3, b2;
+  REQUIRE(s.Alloc(kGpuA, 4096, kGttFlags, &b1) == 0);
+  REQUIRE(s.Alloc(kGpuA, 3 * 4096, kGttFlags, &b3) == 0);
+  REQUIRE(s.Alloc(kGpuA, 2 * 4096, kGttFlags, &b2) == 0);
+  REQUIRE(b3.mmap_offset == b1.mmap_offset + 4096);
+  REQUIRE(b2.mmap_offset == b3.mmap_offset + 3 * 4096);
+  std::vector<std::pair<void*, size_t>> maps;
+  auto map = [&](uint64_t offset, size_t length) -> volatile uint32_t* {
+    void* p = nullptr;
+    const int r = s.sim->Mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset, &p);
+    if (r != 0) return nullptr;
+    maps.emplace_back(p, length);
+    return static_cast<volatile uint32_t*>(p);
+  };
+  auto mappable = [&](uint64_t offset, size_t length) { return map(offset, length) != nullptr; };
+  volatile uint32_t* whole3 = map(b3.mmap_offset, 3 * 4096);
+  REQUIRE(static_cast<bool>(whole3));
+  // An offset inside the BO maps the BO from there to at most its end.
+  volatile uint32_t* mid3 = map(b3.mmap_offset + 2 * 4096, 4096);
+  REQUIRE(static_cast<bool>(mid3));
+  whole3[2 * 1024] = 0xB3;
+  CHECK(mid3[0] == 0xB3);
+  CHECK_FALSE(mappable(b3.mmap_offset + 2 * 4096, 2 * 4096));  // past its end
+  CHECK_FALSE(mappable(b1.mmap_offset + 4096 - 1, 4096));       // into the next BO: past b1's end
+  volatile uint32_t* last2 = map(b2.mmap_offset + 4096, 4096);
+  REQUIRE(static_cast<bool>(last2));
+  // A freed BO's range maps nothing; its neighbours still do.
+  REQUIRE(s.Free(b3.handle) == 0);
+  CHECK_FALSE(mappable(b3.mmap_offset, 4096));
+  CHECK_FALSE(mappable(b3.mmap_offset + 4096, 4096));
+  CHECK(mappable(b1.mmap_offset, 4096));
+  CHECK(mappable(b2.mmap_offset, 2 * 4096));
+  // A dma-buf import aliases b2's storage: it stays mappable while either
+  // BO lives, not through the dma-buf alone.
+  k::ExportDmabufArgs ex{};
+  ex.handle = b2.handle;
+  ex.flags = O_CLOEXEC;
+  REQUIRE(s.Io(k::kIocExportDmabuf, &ex) == 0);
+  k::ImportDmabufArgs im{};
+  im.gpu_id = kGpuA;
+  im.dmabuf_fd = ex.dmabuf_fd;
+  REQUIRE(s.Io(k::kIocImportDmabuf, &im) == 0);
+  REQUIRE(s.Free(b2.handle) == 0);
+  volatile uint32_t* alias = map(b2.mmap_offset + 4096, 4096);
+  REQUIRE(static_cast<bool>(alias));
+  last2[5] = 0xA11A5;
+  CHECK(alias[5] == 0xA11A5);
+  REQUIRE(s.Free(im.handle) == 0);
+  CHECK_FALSE(mappable(b2.mmap_offset, 4096));
+  // A new BO in the freed range is found there.
+  k::AllocMemoryOfGpuArgs again;
+  REQUIRE(s.Alloc(kGpuA, 3 * 4096, kGttFlags, &again) == 0);
+  CHECK(again.mmap_offset == b3.mmap_offset);
+  CHECK(mappable(again.mmap_offset + 2 * 4096, 4096));
+  close(static_cast<int>(ex.dmabuf_fd));
+  for (const auto& [p, n] : maps) munmap(p, n);
 }
 
 TEST_CASE("sim accounts VRAM per GPU and fails with ENOMEM when it is exhausted") {

@@ -1,8 +1,8 @@
 // hke-sim-rate: how fast the simulator serves ioctls through each of its two
 // front ends, with no thunk in the way.
 //
-//   hke-sim-rate --front-end preload|inprocess --mix memory|cheap
-//                [--seconds S | --iterations N] [--board NAME]
+//   hke-sim-rate --front-end preload|inprocess --mix memory|churn|cheap
+//                [--seconds S | --iterations N] [--board NAME] [--live N]
 //
 // preload:   the program's own open/ioctl/close calls, served by
 //            libkfdsim-preload.so (run it with LD_PRELOAD and KFDSIM_BOARD or
@@ -16,11 +16,17 @@
 // event created. One iteration of a mix issues a fixed sequence of ioctls:
 //   memory: ALLOC (GTT 4 KiB) + MAP + UNMAP + FREE, then the same for
 //           VRAM 4 KiB: 8 ioctls (the four of a thunk's alloc-map-free cycle)
+//   churn:  UNMAP + FREE of a random live BO, then ALLOC + MAP of a new one
+//           (GTT 4 KiB) in its place: 4 ioctls on the BO table at its size
 //   cheap:  GET_VERSION + SET_EVENT: 2 ioctls that do almost no work
+// --live N (default 0; churn needs at least 1): N GTT 4 KiB BOs allocated
+// and mapped to the GPU in setup, untimed, so that the simulator's per-BO
+// bookkeeping is measured with N BOs live. Random choices come from one
+// fixed-seed generator.
 // Every ioctl's result is checked; a failure ends the run with status 1.
 //
-// Prints one JSON object: front_end, mix, board, iterations, ioctls, ns,
-// ioctls_per_s. With --iterations it runs exactly that many (run.sh counts
+// Prints one JSON object: front_end, mix, board, live, iterations, ioctls,
+// ns, ioctls_per_s. With --iterations it runs exactly that many (run.sh counts
 // system calls per ioctl from two such runs under strace); with --seconds
 // (default 0.5) it runs batches until that much time has passed.
 // Single-threaded; owns the simulator it creates (in-process) and every
@@ -37,6 +43,7 @@
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hsakmt/hsakmt_platform.h"
 #include "lib/kfd/abi.h"
@@ -166,8 +173,8 @@ struct Rig {
     }
   }
 
-  // ALLOC + MAP + UNMAP + FREE of one 4 KiB buffer.
-  void Cycle(uint32_t flags, uint64_t va) {
+  // ALLOC + MAP of one 4 KiB buffer; its handle.
+  uint64_t AllocMap(uint32_t flags, uint64_t va) {
     k::AllocMemoryOfGpuArgs a{};
     a.va_addr = va;
     a.size = 4096;
@@ -180,18 +187,47 @@ struct Rig {
     m.device_ids_array_ptr = reinterpret_cast<uintptr_t>(ids);
     m.n_devices = 1;
     Check(fe->Ioctl(kfd, k::kIocMapMemoryToGpu, &m), "MAP_MEMORY_TO_GPU");
+    return a.handle;
+  }
+  // UNMAP + FREE of a mapped buffer.
+  void UnmapFree(uint64_t handle) {
+    uint32_t ids[1] = {gpu_id};
     k::UnmapMemoryFromGpuArgs u{};
-    u.handle = a.handle;
+    u.handle = handle;
     u.device_ids_array_ptr = reinterpret_cast<uintptr_t>(ids);
     u.n_devices = 1;
     Check(fe->Ioctl(kfd, k::kIocUnmapMemoryFromGpu, &u), "UNMAP_MEMORY_FROM_GPU");
     k::FreeMemoryOfGpuArgs f{};
-    f.handle = a.handle;
+    f.handle = handle;
     Check(fe->Ioctl(kfd, k::kIocFreeMemoryOfGpu, &f), "FREE_MEMORY_OF_GPU");
+  }
+  // ALLOC + MAP + UNMAP + FREE of one 4 KiB buffer.
+  void Cycle(uint32_t flags, uint64_t va) { UnmapFree(AllocMap(flags, va)); }
+
+  // The --live BOs: handles and VAs (past the memory mix's two).
+  std::vector<uint64_t> live_handles, live_vas;
+  uint64_t seed = 0x9e3779b97f4a7c15ull;
+  void Populate(uint32_t n) {
+    for (uint32_t i = 0; i < n; ++i) {
+      live_vas.push_back(kVa + 0x200000 + uint64_t{i} * 4096);
+      live_handles.push_back(AllocMap(kGtt, live_vas.back()));
+    }
+  }
+  uint64_t Random() {  // xorshift64
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
   }
 
   // One iteration of the mix; returns the ioctls it issued.
-  uint64_t Iteration(bool memory) {
+  uint64_t Iteration(bool memory, bool churn) {
+    if (churn) {
+      const size_t slot = static_cast<size_t>(Random() % live_handles.size());
+      UnmapFree(live_handles[slot]);
+      live_handles[slot] = AllocMap(kGtt, live_vas[slot]);
+      return 4;
+    }
     if (memory) {
       Cycle(k::kAllocMemGtt | k::kAllocMemWritable | k::kAllocMemNoSubstitute, kVa);
       Cycle(k::kAllocMemVram | k::kAllocMemWritable | k::kAllocMemNoSubstitute,
@@ -207,6 +243,7 @@ struct Rig {
   }
 
   static constexpr uint64_t kVa = 0x1000000000ull;  // inside every board's GPUVM aperture
+  static constexpr uint32_t kGtt = k::kAllocMemGtt | k::kAllocMemWritable | k::kAllocMemNoSubstitute;
 };
 
 }  // namespace
@@ -215,6 +252,7 @@ int main(int argc, char** argv) {
   std::string front_end, mix, board = "datacenter-4gpu";
   double seconds = 0.5;
   long long iterations = -1;
+  long long live = 0;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     auto value = [&]() -> const char* {
@@ -226,11 +264,14 @@ int main(int argc, char** argv) {
     else if (a == "--board") board = value();
     else if (a == "--seconds") seconds = std::atof(value());
     else if (a == "--iterations") iterations = std::atoll(value());
+    else if (a == "--live") live = std::atoll(value());
     else Die("unknown argument " + a + " (see the header of tools/bench/sim_rate.cc)");
   }
-  if ((front_end != "preload" && front_end != "inprocess") || (mix != "memory" && mix != "cheap")) {
-    Die("usage: hke-sim-rate --front-end preload|inprocess --mix memory|cheap "
-        "[--seconds S | --iterations N] [--board NAME]");
+  if ((front_end != "preload" && front_end != "inprocess") ||
+      (mix != "memory" && mix != "churn" && mix != "cheap") || live < 0 || live > (1 << 24) ||
+      (mix == "churn" && live == 0)) {
+    Die("usage: hke-sim-rate --front-end preload|inprocess --mix memory|churn|cheap "
+        "[--seconds S | --iterations N] [--board NAME] [--live N] (churn: N >= 1)");
   }
   if (front_end == "preload") {
     // The preload serves the board named in its environment.
@@ -243,8 +284,10 @@ int main(int argc, char** argv) {
   Rig rig;
   rig.fe = fe.get();
   const bool memory = mix == "memory";
-  rig.Setup(!memory);
-  rig.Iteration(memory);  // warm-up: first-use allocations in the simulator
+  const bool churn = mix == "churn";
+  rig.Setup(mix == "cheap");
+  rig.Populate(static_cast<uint32_t>(live));
+  rig.Iteration(memory, churn);  // warm-up: first-use allocations in the simulator
 
   using Clock = std::chrono::steady_clock;
   uint64_t ioctls = 0;
@@ -252,19 +295,19 @@ int main(int argc, char** argv) {
   const auto start = Clock::now();
   auto elapsed = Clock::duration::zero();
   if (iterations >= 0) {
-    for (; done < iterations; ++done) ioctls += rig.Iteration(memory);
+    for (; done < iterations; ++done) ioctls += rig.Iteration(memory, churn);
     elapsed = Clock::now() - start;
   } else {
     const auto budget = std::chrono::duration<double>(seconds);
     do {
-      for (int b = 0; b < 64; ++b, ++done) ioctls += rig.Iteration(memory);
+      for (int b = 0; b < 64; ++b, ++done) ioctls += rig.Iteration(memory, churn);
       elapsed = Clock::now() - start;
     } while (elapsed < budget);
   }
   const double ns = static_cast<double>(std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
-  std::printf("{\"front_end\":\"%s\",\"mix\":\"%s\",\"board\":\"%s\",\"iterations\":%lld,"
-              "\"ioctls\":%llu,\"ns\":%.0f,\"ioctls_per_s\":%.0f}\n",
-              front_end.c_str(), mix.c_str(), board.c_str(), done,
+  std::printf("{\"front_end\":\"%s\",\"mix\":\"%s\",\"board\":\"%s\",\"live\":%lld,"
+              "\"iterations\":%lld,\"ioctls\":%llu,\"ns\":%.0f,\"ioctls_per_s\":%.0f}\n",
+              front_end.c_str(), mix.c_str(), board.c_str(), live, done,
               static_cast<unsigned long long>(ioctls), ns, ns > 0 ? ioctls * 1e9 / ns : 0.0);
   return 0;
 }

@@ -66,9 +66,9 @@ int Simulator::KmapEventPage(uint64_t handle) {
   if (gpu < 0) return EINVAL;
   if (int r = Bind(gpu)) return r;
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
-  auto it = g.bos.find(static_cast<uint32_t>(handle));
-  if (it == g.bos.end()) return EINVAL;
-  Bo& bo = it->second;
+  Bo* found = g.bos.Find(static_cast<uint32_t>(handle));
+  if (found == nullptr) return EINVAL;
+  Bo& bo = *found;
   // The kernel kmaps the BO through GTT: VRAM-only, userptr and other BOs fail.
   if (!(bo.flags & k::kAllocMemGtt) || !bo.storage) return EINVAL;
   if (bo.size < kSignalPageBytes) return EINVAL;

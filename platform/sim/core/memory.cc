@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <iterator>
 
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"
@@ -230,6 +231,31 @@ void Simulator::FreeBacking(int gpu, uint64_t offset, uint64_t size) {
   }
 }
 
+uint32_t Simulator::AddBoLocked(GpuProc& g, Bo bo) {
+  Storage* s = bo.storage.get();
+  // A storage's offset and size never change; ranges of live storages
+  // are disjoint, so a non-empty one has its offset to itself.
+  if (s != nullptr && s->size != 0 && s->kfd_bos++ == 0) g.bo_storages.emplace(s->offset, s);
+  return g.bos.Add(std::move(bo));
+}
+
+void Simulator::EraseBoLocked(GpuProc& g, uint32_t idx) {
+  Storage* s = g.bos.Find(idx)->storage.get();
+  if (s != nullptr && s->size != 0 && --s->kfd_bos == 0) g.bo_storages.erase(s->offset);
+  g.bos.Erase(idx);
+}
+
+const Simulator::Storage* Simulator::BoStorageAtLocked(const GpuProc& g, uint64_t offset) const {
+  auto it = g.bo_storages.find(offset);
+  if (it != g.bo_storages.end()) return it->second;
+  for (const auto& [idx, bo] : g.bos) {
+    (void)idx;
+    const Storage* s = bo.storage.get();
+    if (s != nullptr && offset >= s->offset && offset < s->offset + s->size) return s;
+  }
+  return nullptr;
+}
+
 void Simulator::DropStorage(const std::shared_ptr<Storage>& s) {
   if (!s) return;
   if (--s->refs != 0) return;
@@ -304,10 +330,9 @@ int Simulator::IocAllocMemory(IoctlCtx&, void* d) {
   } else {
     return EINVAL;  // no memory domain
   }
-  const uint32_t idx = g.bo_ids.Take();
-  a->handle = (static_cast<uint64_t>(desc.gpu_id) << 32) | idx;
   a->mmap_offset = bo.mmap_offset;
-  g.bos.emplace(idx, std::move(bo));
+  const uint32_t idx = AddBoLocked(g, std::move(bo));
+  a->handle = (static_cast<uint64_t>(desc.gpu_id) << 32) | idx;
   return 0;
 }
 
@@ -318,9 +343,10 @@ int Simulator::IocFreeMemory(IoctlCtx&, void* d) {
   const int gpu = GpuIndex(static_cast<uint32_t>(a->handle >> 32));
   if (gpu < 0) return EINVAL;
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
-  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
-  if (it == g.bos.end()) return EINVAL;
-  Bo& bo = it->second;
+  const uint32_t idx = static_cast<uint32_t>(a->handle);
+  Bo* found = g.bos.Find(idx);
+  if (found == nullptr) return EINVAL;
+  Bo& bo = *found;
   if (QueueHoldsLocked(-1, bo)) return EBUSY;  // a live queue's buffer (queue_buffers.cc)
   if (bo.storage) {
     const uint64_t bytes = AlignUp(bo.size, page_size_);
@@ -331,8 +357,7 @@ int Simulator::IocFreeMemory(IoctlCtx&, void* d) {
     }
     DropStorage(bo.storage);
   }
-  g.bo_ids.Release(it->first);
-  g.bos.erase(it);
+  EraseBoLocked(g, idx);
   return 0;
 }
 
@@ -358,9 +383,9 @@ int Simulator::IocMapMemory(IoctlCtx&, void* d) {
   if (gpu < 0) return EINVAL;
   if (int r = Bind(gpu)) return r;
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
-  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
-  if (it == g.bos.end()) return ENOMEM;
-  Bo& bo = it->second;
+  Bo* found = g.bos.Find(static_cast<uint32_t>(a->handle));
+  if (found == nullptr) return ENOMEM;
+  Bo& bo = *found;
   for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
     const int peer = GpuIndex(ids[i]);
     if (peer < 0) return EINVAL;
@@ -382,9 +407,9 @@ int Simulator::IocUnmapMemory(IoctlCtx&, void* d) {
   if (gpu < 0) return EINVAL;
   if (int r = Bind(gpu)) return r;
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
-  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
-  if (it == g.bos.end()) return ENOMEM;
-  Bo& bo = it->second;
+  Bo* found = g.bos.Find(static_cast<uint32_t>(a->handle));
+  if (found == nullptr) return ENOMEM;
+  Bo& bo = *found;
   for (uint32_t i = a->n_success; i < a->n_devices; ++i) {
     const int peer = GpuIndex(ids[i]);
     if (peer < 0) return EINVAL;
@@ -431,13 +456,13 @@ int Simulator::IocExportDmabuf(IoctlCtx&, void* d) {
   if (gpu < 0) return EINVAL;
   if (int r = Bind(gpu)) return r;
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
-  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
-  if (it == g.bos.end() || !it->second.storage) return EINVAL;
+  const Bo* bo = g.bos.Find(static_cast<uint32_t>(a->handle));
+  if (bo == nullptr || !bo->storage) return EINVAL;
   // Published machine-wide so another process can import the descriptor
   // (best effort: without a registry the dma-buf stays process-local).
-  (void)PublishLocked(it->second.storage, it->second.flags);
+  (void)PublishLocked(bo->storage, bo->flags);
   int fd = -1;
-  if (int r = NewDmabufLocked(it->second.storage, it->second.flags, nullptr,
+  if (int r = NewDmabufLocked(bo->storage, bo->flags, nullptr,
                               (a->flags & O_CLOEXEC) != 0, &fd, nullptr)) {
     return r;
   }
@@ -530,8 +555,7 @@ uint64_t Simulator::AddAliasBo(int gpu, uint32_t gpu_id, uint64_t va,
   bo.storage = storage;
   bo.storage->refs++;
   bo.mmap_offset = bo.storage->offset;
-  const uint32_t idx = g.bo_ids.Take();
-  g.bos.emplace(idx, std::move(bo));
+  const uint32_t idx = AddBoLocked(g, std::move(bo));
   return (static_cast<uint64_t>(gpu_id) << 32) | idx;
 }
 
@@ -551,22 +575,22 @@ int Simulator::IocIpcExport(IoctlCtx&, void* d) {
   if (gpu < 0 || static_cast<uint32_t>(a->handle >> 32) != a->gpu_id) return EINVAL;
   if (int r = Bind(gpu)) return r;
   GpuProc& g = gpus_[static_cast<size_t>(gpu)];
-  auto it = g.bos.find(static_cast<uint32_t>(a->handle));
-  if (it == g.bos.end() || !it->second.storage) return EINVAL;
-  const std::shared_ptr<Storage>& storage = it->second.storage;
+  const Bo* bo = g.bos.Find(static_cast<uint32_t>(a->handle));
+  if (bo == nullptr || !bo->storage) return EINVAL;
+  const std::shared_ptr<Storage>& storage = bo->storage;
   // The machine-wide share words (share.cc); without a registry, words
   // only this process knows.
   std::array<uint32_t, 4> key{0x4b465349u /* "KFSI" */, a->gpu_id, ++ipc_serial_,
                               static_cast<uint32_t>(storage->offset >> 12)};
-  if (PublishLocked(storage, it->second.flags) == 0) {
+  if (PublishLocked(storage, bo->flags) == 0) {
     // The share lives as long as a BO of the storage does, in any process.
     for (int i = 0; i < 4; ++i) a->share_handle[i] = storage->share[static_cast<size_t>(i)];
     return 0;
   }
   IpcShare share;
-  share.storage = it->second.storage;
+  share.storage = bo->storage;
   share.storage->refs++;
-  share.flags = it->second.flags;
+  share.flags = bo->flags;
   ipc_[key] = share;
   for (int i = 0; i < 4; ++i) a->share_handle[i] = key[static_cast<size_t>(i)];
   return 0;
@@ -657,15 +681,7 @@ int Simulator::MmapRender(const IoctlCtx& ctx, void* addr, size_t length, int pr
   const int gem = MmapGemLocked(ctx, addr, length, prot, flags, offset, out);
   if (gem != ENOENT) return gem;
   const uint64_t len = AlignUp(length, page_size_);
-  const Storage* hit = nullptr;
-  for (const auto& [idx, bo] : g.bos) {
-    (void)idx;
-    const Storage* s = bo.storage.get();
-    if (s != nullptr && offset >= s->offset && offset < s->offset + s->size) {
-      hit = s;
-      break;
-    }
-  }
+  const Storage* hit = BoStorageAtLocked(g, offset);
   if (hit == nullptr) return EINVAL;  // no BO at this offset
   // KFD BOs are accessible only through the DRM file the VM was acquired on.
   if (!g.vm_acquired || !(g.vm_file == ctx.key)) return EACCES;

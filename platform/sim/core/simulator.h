@@ -38,6 +38,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -332,6 +333,9 @@ class Simulator {
     uint64_t file_offset = 0;
     bool shared = false;  // published in (or attached from) the share registry
     ShareKey share{};
+    // KFD BOs of this process on the storage (GpuProc::bos); while there
+    // are any, GpuProc::bo_storages lists it.
+    uint32_t kfd_bos = 0;
   };
   struct Bo {
     uint64_t va = 0;
@@ -360,8 +364,12 @@ class Simulator {
     std::vector<Retired> retired;
     uint64_t vram_used = 0;
     uint64_t gtt_used = 0;
-    std::map<uint32_t, Bo> bos;  // by IDR index (low 32 bits of the handle)
-    IdPool bo_ids;
+    // By IDR index (the low 32 bits of the handle); AddBoLocked and
+    // EraseBoLocked keep bo_storages with it.
+    IdTable<Bo> bos;
+    // The storages of `bos` (non-empty ranges of the backing memfd's mmap
+    // space, disjoint) by their first offset: the render-node mmap's lookup.
+    std::unordered_map<uint64_t, const Storage*> bo_storages;
     int doorbell_fd = -1;        // the process doorbell slice of this GPU
     volatile uint8_t* doorbell_map = nullptr;
     int mmio_fd = -1;
@@ -397,6 +405,14 @@ class Simulator {
   void FreeBacking(int gpu, uint64_t offset, uint64_t size);
   int EnsureFd(int* fd, const char* name, uint64_t size);
   void DropStorage(const std::shared_ptr<Storage>& s);  // proc_mu_ held
+  // Stores a BO of GPU `g` at the lowest free index (returned) / destroys
+  // the BO at `idx` (which must exist), keeping g.bo_storages. proc_mu_ held.
+  uint32_t AddBoLocked(GpuProc& g, Bo bo);
+  void EraseBoLocked(GpuProc& g, uint32_t idx);
+  // The storage of a BO of `g` holding mmap offset `offset`, or null: O(1)
+  // for a BO's first offset (where thunks map), a walk over the BOs for an
+  // offset inside one.
+  const Storage* BoStorageAtLocked(const GpuProc& g, uint64_t offset) const;
   // ---------------- share.cc (under proc_mu_) ----------------
   // The memfd and offset holding a storage's pages.
   int StorageFd(const Storage& s) const;

@@ -75,6 +75,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <iterator>
 
 #include "platform/sim/core/simulator.h"
 #include "platform/sim/core/util.h"

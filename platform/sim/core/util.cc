@@ -314,4 +314,48 @@ uint64_t ClockNs(clockid_t id) {
 uint64_t MonotonicRawNs() { return ClockNs(CLOCK_MONOTONIC_RAW); }
 uint64_t BoottimeNs() { return ClockNs(CLOCK_BOOTTIME); }
 
+// ---- IdPool ----
+
+uint64_t IdPool::LowestFree() const {
+  if (levels_.empty()) return 0;
+  // Every id the levels cover is taken: the first one past them.
+  if (levels_.back()[0] == ~uint64_t{0}) return uint64_t{1} << (6 * levels_.size());
+  // From the top, the first word that is not full, down to the id.
+  uint64_t i = 0;
+  for (size_t l = levels_.size(); l-- > 0;) {
+    const std::vector<uint64_t>& words = levels_[l];
+    const uint64_t w = i < words.size() ? words[i] : 0;
+    i = i * 64 + static_cast<uint64_t>(__builtin_ctzll(~w));
+  }
+  return i;
+}
+
+void IdPool::Mark(uint64_t i) {
+  // A new top level while i lies past what the levels cover; its bit 0
+  // says whether the old top word is full.
+  while (levels_.empty() || (i >> (6 * levels_.size())) != 0) {
+    const bool full = !levels_.empty() && levels_.back()[0] == ~uint64_t{0};
+    levels_.push_back({full ? uint64_t{1} : uint64_t{0}});
+  }
+  for (std::vector<uint64_t>& words : levels_) {
+    const uint64_t w = i / 64;
+    if (w >= words.size()) words.resize(w + 1, 0);
+    words[w] |= uint64_t{1} << (i % 64);
+    if (words[w] != ~uint64_t{0}) break;
+    i = w;  // the word became full: mark it one level up
+  }
+}
+
+void IdPool::Release(uint32_t id) {
+  if (!InUse(id)) return;
+  uint64_t i = id - base_;
+  for (std::vector<uint64_t>& words : levels_) {
+    const uint64_t w = i / 64;
+    const bool was_full = words[w] == ~uint64_t{0};
+    words[w] &= ~(uint64_t{1} << (i % 64));
+    if (!was_full) break;
+    i = w;  // the word is no longer full: clear its bit one level up
+  }
+}
+
 }  // namespace kfdsim

@@ -10,8 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <iterator>
-#include <set>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -57,35 +56,103 @@ inline uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1);
 inline bool IsPowerOfTwo(uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
 
 // Hands out the lowest free id at or above `base` (the kernel's IDR
-// behaviour) in O(log n). Not thread-safe; callers hold their subsystem lock.
+// behaviour). A bitmap per level: bit i of level 0 is id base + i taken,
+// bit j of level l + 1 is word j of level l full; the top level is one
+// word. Take, Peek, Release and InUse read or write one word per level
+// (O(log64 n), 3 levels up to 262,144 ids), so the cost does not grow with
+// the ids taken; the bitmaps hold one bit per id up to the highest taken.
+// Not thread-safe; callers hold their subsystem lock.
 class IdPool {
  public:
-  explicit IdPool(uint32_t base = 0) : base_(base), next_(base) {}
+  explicit IdPool(uint32_t base = 0) : base_(base) {}
   // Lowest free id, without taking it.
-  uint32_t Peek() const { return freed_.empty() ? next_ : *freed_.begin(); }
+  uint32_t Peek() const { return base_ + static_cast<uint32_t>(LowestFree()); }
   uint32_t Take() {
-    if (freed_.empty()) return next_++;
-    const uint32_t id = *freed_.begin();
-    freed_.erase(freed_.begin());
-    return id;
+    const uint64_t i = LowestFree();
+    Mark(i);
+    return base_ + static_cast<uint32_t>(i);
   }
-  void Release(uint32_t id) {
-    if (id < base_ || id >= next_) return;
-    freed_.insert(id);
-    while (!freed_.empty() && *freed_.rbegin() == next_ - 1) {
-      freed_.erase(std::prev(freed_.end()));
-      --next_;
-    }
+  // Frees `id`; ids not taken are ignored.
+  void Release(uint32_t id);
+  bool InUse(uint32_t id) const {
+    if (id < base_ || levels_.empty()) return false;
+    const uint64_t i = id - base_;
+    return i / 64 < levels_[0].size() && (levels_[0][i / 64] >> (i % 64) & 1) != 0;
   }
-  void Clear() {
-    freed_.clear();
-    next_ = base_;
-  }
+  void Clear() { levels_.clear(); }
 
  private:
+  uint64_t LowestFree() const;
+  void Mark(uint64_t i);  // takes free index i
+
   uint32_t base_;
-  uint32_t next_;
-  std::set<uint32_t> freed_;
+  std::vector<std::vector<uint64_t>> levels_;  // words past a level's end are 0
+};
+
+// Objects keyed by an IDR index (from 0, the lowest free index handed out
+// by an IdPool): a dense vector indexed by it. Find, Add and Erase cost
+// O(1) apart from the pool's bitmap walk, whatever the number of live
+// entries; iteration visits the live entries in index order, as over a
+// std::map keyed by the index. Slots exist up to the highest live index.
+// Add may move every entry (pointers and references into the table are
+// invalidated by it). Not thread-safe; callers hold their subsystem lock.
+template <typename T>
+class IdTable {
+ public:
+  // The entry at `idx`, or null when none.
+  T* Find(uint32_t idx) { return idx < slots_.size() && slots_[idx] ? &*slots_[idx] : nullptr; }
+  const T* Find(uint32_t idx) const {
+    return idx < slots_.size() && slots_[idx] ? &*slots_[idx] : nullptr;
+  }
+  // Stores `value` at the lowest free index and returns the index.
+  uint32_t Add(T value) {
+    const uint32_t idx = ids_.Take();
+    if (idx >= slots_.size()) slots_.resize(static_cast<size_t>(idx) + 1);
+    slots_[idx].emplace(std::move(value));
+    ++count_;
+    return idx;
+  }
+  // Destroys the entry at `idx` (which must be live) and frees the index.
+  void Erase(uint32_t idx) {
+    slots_[idx].reset();
+    ids_.Release(idx);
+    --count_;
+    while (!slots_.empty() && !slots_.back()) slots_.pop_back();
+  }
+  size_t size() const { return count_; }
+
+  // Live entries in index order; dereferences to {index, entry}.
+  template <typename Slots, typename Ref>
+  class Iter {
+   public:
+    Iter(Slots* slots, size_t at) : slots_(slots), at_(at) { Skip(); }
+    std::pair<uint32_t, Ref> operator*() const {
+      return {static_cast<uint32_t>(at_), *(*slots_)[at_]};
+    }
+    Iter& operator++() {
+      ++at_;
+      Skip();
+      return *this;
+    }
+    bool operator!=(const Iter& o) const { return at_ != o.at_; }
+
+   private:
+    void Skip() {
+      while (at_ < slots_->size() && !(*slots_)[at_]) ++at_;
+    }
+    Slots* slots_;
+    size_t at_;
+  };
+  using SlotVector = std::vector<std::optional<T>>;
+  Iter<SlotVector, T&> begin() { return {&slots_, 0}; }
+  Iter<SlotVector, T&> end() { return {&slots_, slots_.size()}; }
+  Iter<const SlotVector, const T&> begin() const { return {&slots_, 0}; }
+  Iter<const SlotVector, const T&> end() const { return {&slots_, slots_.size()}; }
+
+ private:
+  SlotVector slots_;
+  IdPool ids_;
+  size_t count_ = 0;
 };
 
 }  // namespace kfdsim
