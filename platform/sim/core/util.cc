@@ -324,7 +324,7 @@ uint64_t IdPool::LowestFree() const {
   uint64_t i = 0;
   for (size_t l = levels_.size(); l-- > 0;) {
     const std::vector<uint64_t>& words = levels_[l];
-    const uint64_t w = i < words.size() ? words[i] : 0;
+    const uint64_t w = i < words.size() ? words[static_cast<size_t>(i)] : 0;
     i = i * 64 + static_cast<uint64_t>(__builtin_ctzll(~w));
   }
   return i;
@@ -338,7 +338,7 @@ void IdPool::Mark(uint64_t i) {
     levels_.push_back({full ? uint64_t{1} : uint64_t{0}});
   }
   for (std::vector<uint64_t>& words : levels_) {
-    const uint64_t w = i / 64;
+    const size_t w = static_cast<size_t>(i / 64);  // i < 2^32: fits a 32-bit size_t
     if (w >= words.size()) words.resize(w + 1, 0);
     words[w] |= uint64_t{1} << (i % 64);
     if (words[w] != ~uint64_t{0}) break;
@@ -350,7 +350,7 @@ void IdPool::Release(uint32_t id) {
   if (!InUse(id)) return;
   uint64_t i = id - base_;
   for (std::vector<uint64_t>& words : levels_) {
-    const uint64_t w = i / 64;
+    const size_t w = static_cast<size_t>(i / 64);
     const bool was_full = words[w] == ~uint64_t{0};
     words[w] &= ~(uint64_t{1} << (i % 64));
     if (!was_full) break;

@@ -77,7 +77,8 @@ class IdPool {
   bool InUse(uint32_t id) const {
     if (id < base_ || levels_.empty()) return false;
     const uint64_t i = id - base_;
-    return i / 64 < levels_[0].size() && (levels_[0][i / 64] >> (i % 64) & 1) != 0;
+    const size_t w = static_cast<size_t>(i / 64);  // ids are 32-bit: fits a 32-bit size_t
+    return w < levels_[0].size() && (levels_[0][w] >> (i % 64) & 1) != 0;
   }
   void Clear() { levels_.clear(); }
 
