@@ -215,15 +215,22 @@ def plot(data, targets, png):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    rows = len(targets)
-    fig, axes = plt.subplots(rows * 2, len(OPS), figsize=(4.2 * len(OPS), 3.4 * rows * 2),
-                             squeeze=False)
+    # A row of time panels per target, and below it a row of instruction
+    # panels only for the targets callgrind counted (run.sh counts the
+    # built-in boards by default), so no panel is empty.
+    counted = {t for (t, _, _, _), s in data.items() if any("max_ir_lib" in v for v in s.values())}
+    layout = []  # (target, has instruction row, first row index)
+    rows = 0
+    for t in targets:
+        layout.append((t, t in counted, rows))
+        rows += 2 if t in counted else 1
+    fig, axes = plt.subplots(rows, len(OPS), figsize=(4.2 * len(OPS), 3.4 * rows), squeeze=False)
     colors = {"ours": "tab:blue", "debian": "tab:red"}
     styles = {"kernel": "-", "reserved": "--"}
-    for ti, t in enumerate(targets):
+    for t, has_instr, row in layout:
         for oi, op in enumerate(OPS):
-            ax_t = axes[ti * 2][oi]
-            ax_i = axes[ti * 2 + 1][oi]
+            ax_t = axes[row][oi]
+            ax_i = axes[row + 1][oi] if has_instr else None
             for lib in LIBS:
                 for mode in MODES:
                     s = data.get((t, mode, lib, op), {})
@@ -236,20 +243,26 @@ def plot(data, targets, png):
                                       marker=marker, color=colors[lib], alpha=alpha,
                                       label="%s %s" % (label, key[:-3]) if oi == 0 else None)
                     il = sorted(l for l in s if "max_ir_lib" in s[l])
-                    if il:
+                    if il and ax_i is not None:
                         ax_i.plot(il, [s[l]["max_ir_lib"] for l in il], styles[mode], marker="o",
                                   color=colors[lib], label=label if oi == 0 else None)
             for ax in (ax_t, ax_i):
+                if ax is None:
+                    continue
                 ax.set_xscale("log")
                 ax.set_yscale("log")
                 ax.grid(True, which="both", alpha=0.3)
             ax_t.set_title("%s\n%s: time per call" % (t, OP_TITLES[op]), fontsize=9)
             ax_t.set_ylabel("µs")
-            ax_i.set_title("%s: max instructions per call" % OP_TITLES[op], fontsize=9)
-            ax_i.set_xlabel("live allocations")
+            if ax_i is not None:
+                ax_i.set_title("%s: max instructions per call" % OP_TITLES[op], fontsize=9)
+                ax_i.set_xlabel("live allocations")
+            else:
+                ax_t.set_xlabel("live allocations")
             if oi == 0:
                 ax_t.legend(fontsize=6)
-                ax_i.legend(fontsize=6)
+                if ax_i is not None:
+                    ax_i.legend(fontsize=6)
     fig.suptitle("worst-case: per-call time (median o, p99 ^, max x) and maximum instructions "
                  "(simulator's subtracted) against live allocations; solid = kernel-placed VA, "
                  "dashed = reserved SVM", fontsize=10)
